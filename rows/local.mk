@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rows/: the row tree (one, two or N value sets per row) and one writer
 # per output format.
-libmemsz_a_SOURCES += rows/rows.c rows/rows.h rows/merge.c \
+libmemsz_a_SOURCES += rows/rows.c rows/rows.h rows/rowsort.c \
+	rows/sortpriv.h rows/merge.c \
 	rows/leaves.c rows/leaves.h rows/coldefs.c \
 	rows/output.c rows/output.h rows/fields.c rows/fields.h \
 	rows/table.c rows/numfmt.c rows/numfmt.h rows/csv.c rows/json.c \

@@ -441,6 +441,28 @@ def nm_sizes(obj, names=None):
             if len(f) == 4 and (names is None or f[3] in names)}
 
 
+def check_unit_symbols(obj, tag, named, dwarf_read=False):
+    """The checks of a relocatable object's one unit a.c (t1192, t1194,
+    t1195, t1197), tag naming it: readelf -wi names the unit a.c; its
+    size_rows(--by compileunits,sections,symbols) (with dwarf_read: and
+    memsz says nothing of DWARF not read) hold each symbol of named at
+    the size nm -S gives it. Returns those rows and {symbol: VM SIZE} of
+    the unit (unit_code_vm)."""
+    want = dwarf_unit_name(obj)
+    check(want == "a.c", f"{tag}: readelf -wi names the unit a.c ({want})")
+    rows, err = size_rows(obj, "compileunits,sections,symbols")
+    if dwarf_read:
+        check("DWARF not read" not in err,
+              f"{tag}: DWARF read ({err.strip()[-200:]})")
+    got = unit_code_vm(rows, want)
+    sizes = nm_sizes(obj, named)
+    check(len(sizes) == len(named) and
+          all(got.get(s) == n for s, n in sizes.items()),
+          f"{tag}: the unit holds each symbol nm -S sizes, at its size "
+          f"({sizes} vs {got})")
+    return rows, got
+
+
 def _pb_varint(b, i):
     v = s = 0
     while True:
@@ -673,6 +695,21 @@ def smaps_vmas(pid):
             elif vmas and len(p) == 3 and p[2] == "kB":
                 vmas[-1][p[0][:-1]] = int(p[1]) * 1024
     return vmas
+
+
+def smaps_inode_rss(pid, ino):
+    """smaps' Rss (bytes) of pid's mappings of inode ino, summed; None
+    where it maps none (a file whose name has a newline is found by its
+    inode, not its name)."""
+    rss, cur = None, False
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            p = line.split()
+            if p and "-" in p[0] and not p[0].endswith(":"):
+                cur = len(p) > 4 and p[4] == str(ino)
+            elif cur and p and p[0] == "Rss:":
+                rss = (rss or 0) + int(p[1]) * 1024
+    return rss
 
 
 def smaps_rollup(pid):
@@ -1079,6 +1116,90 @@ def remove_cgroup(cg, what=None):
                    what or "cgroup %s to be removed" % cg)
     except TimeoutError as e:
         print("# " + str(e))
+
+
+def memory_cgroup_root(v1=False):
+    """Where memsz's tests make memory cgroups: cgroup v1's memory
+    hierarchy (V1_MEMORY), else (unless v1: a test of v1's charging) a
+    cgroup2 hierarchy whose root hands the memory controller down; None
+    where neither is."""
+    if os.path.exists(os.path.join(V1_MEMORY, "memory.usage_in_bytes")):
+        return V1_MEMORY
+    root = None if v1 else cgroup2_mount()
+    try:
+        with open(os.path.join(root, "cgroup.subtree_control")) as f:
+            return root if "memory" in f.read().split() else None
+    except (OSError, TypeError):
+        return None
+
+
+def cgroup_kill(cg):
+    """SIGKILL to every process still in the cgroup directory cg (one a
+    test left there, or that escaped its clean-up)."""
+    try:
+        with open(os.path.join(cg, "cgroup.procs")) as f:
+            pids = [int(x) for x in f.read().split()]
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@contextlib.contextmanager
+def memory_cgroups(tag, *names, v1=False):
+    """New memory cgroups memsz-TAG-PID-NAME, one per name (one
+    memsz-TAG-PID without names), under memory_cgroup_root(v1): a skip
+    where there is none. Yields their paths, in names' order; on leaving,
+    even on a failure or a skip, kills what is still in them (cgroup_kill),
+    removes them (remove_cgroup) and, unless the body raised, checks that
+    they are gone."""
+    root = memory_cgroup_root(v1)
+    if root is None:
+        skip("no cgroup v1 memory hierarchy at " + V1_MEMORY if v1 else
+             "no memory cgroup hierarchy (cgroup v1 memory, or cgroup2 "
+             "with +memory)")
+    base = os.path.join(root, "memsz-%s-%d" % (tag, os.getpid()))
+    paths = ["%s-%s" % (base, n) for n in names] or [base]
+    made = []
+    try:
+        for cg in paths:
+            os.mkdir(cg)
+            made.append(cg)
+        yield paths
+    finally:
+        for cg in made:
+            cgroup_kill(cg)
+            remove_cgroup(cg)
+    check(not any(os.path.exists(cg) for cg in paths),
+          "cgroup%s %s removed" % ("s" if len(paths) > 1 else "",
+                                   " and ".join(paths)))
+
+
+@contextlib.contextmanager
+def swap_file(d, name, mib):
+    """A swap file d/NAME of mib MiB, turned on (a skip where that cannot
+    be done). Yields its path; on leaving, even on a failure, turns it off
+    and checks that swapoff exits 0 (d's owner removes the file)."""
+    path = os.path.join(d, name)
+    try:
+        subprocess.run(["fallocate", "-l", f"{mib}M", path], check=True,
+                       capture_output=True)
+        os.chmod(path, 0o600)
+        subprocess.run(["mkswap", path], check=True, capture_output=True)
+        r = subprocess.run(["swapon", path], capture_output=True, text=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        skip(f"cannot make a swap file in {d}: {e}")
+    if r.returncode:
+        skip(f"swapon {path} failed: {r.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        r = subprocess.run(["swapoff", path], capture_output=True,
+                           text=True)
+        check(r.returncode == 0, f"swapoff {path}: {r.stderr.strip()}")
 
 
 @contextlib.contextmanager

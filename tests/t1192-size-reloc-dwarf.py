@@ -51,15 +51,7 @@ NAMED = ("name", "twice", "init", "table")
 
 
 def check_obj(obj):
-    base = os.path.basename(obj)
-    want = lib.dwarf_unit_name(obj)
-    check(want == "a.c", f"{base}: readelf -wi names the unit a.c ({want})")
-    rows, _ = lib.size_rows(obj, "compileunits,sections,symbols")
-    got = lib.unit_code_vm(rows, want)
-    sizes = lib.nm_sizes(obj, NAMED)
-    check(len(sizes) == len(NAMED) and all(got.get(s) == n for s, n in sizes.items()),
-          f"{base}: the unit holds each symbol nm -S sizes, at its size "
-          f"({sizes} vs {got})")
+    lib.check_unit_symbols(obj, os.path.basename(obj), NAMED)
 
 
 def shdrs(b):

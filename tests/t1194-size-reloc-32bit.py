@@ -95,18 +95,8 @@ def main():
                     capture_output=True).returncode:
                 lib.skip_part(f"{' '.join(cc)} cannot build an object")
                 continue
-            want = lib.dwarf_unit_name(obj)
-            check(want == "a.c", f"{tag}: readelf -wi names the unit a.c "
-                  f"({want})")
-            rows, err = lib.size_rows(obj, "compileunits,sections,symbols")
-            check("DWARF not read" not in err, f"{tag}: DWARF read "
-                  f"({err.strip()[-200:]})")
-            got = lib.unit_code_vm(rows, want)
-            sizes = lib.nm_sizes(obj, NAMED)
-            check(len(sizes) == len(NAMED) and
-                  all(got.get(s) == n for s, n in sizes.items()),
-                  f"{tag}: the unit holds each symbol nm -S sizes, at its "
-                  f"size ({sizes} vs {got})")
+            rows, got = lib.check_unit_symbols(obj, tag, NAMED,
+                                               dwarf_read=True)
             vm = sum(int(x["vm_size"]) for x in rows)
             check(vm == alloc_total(obj), f"{tag}: VM SIZE {vm} is the "
                   f"loaded sections' sum ({alloc_total(obj)}, readelf -S)")

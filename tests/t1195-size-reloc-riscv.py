@@ -79,18 +79,7 @@ def main():
             relocs = lib.readelf(["-r"], obj)
             check("R_RISCV_ADD32" in relocs and "R_RISCV_SUB32" in relocs,
                   f"{tag}: readelf -r shows ADD32/SUB32 pairs")
-            want = lib.dwarf_unit_name(obj)
-            check(want == "a.c", f"{tag}: readelf -wi names the unit a.c "
-                  f"({want})")
-            rows, err = lib.size_rows(obj, "compileunits,sections,symbols")
-            check("DWARF not read" not in err, f"{tag}: DWARF read "
-                  f"({err.strip()[-200:]})")
-            got = lib.unit_code_vm(rows, want)
-            sizes = lib.nm_sizes(obj, NAMED)
-            check(len(sizes) == len(NAMED) and
-                  all(got.get(s) == n for s, n in sizes.items()),
-                  f"{tag}: the unit holds each symbol nm -S sizes, at its "
-                  f"size ({sizes} vs {got})")
+            lib.check_unit_symbols(obj, tag, NAMED, dwarf_read=True)
             lines = line_bytes(dump, obj)
             rows, _ = lib.size_rows(obj, "inlines")
             mine = {}

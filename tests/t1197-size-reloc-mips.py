@@ -79,18 +79,7 @@ def main():
                 lib.skip_part(f"clang cannot build for {t}")
                 continue
             built += 1
-            want = lib.dwarf_unit_name(obj)
-            check(want == "a.c", f"{t}: readelf -wi names the unit a.c "
-                  f"({want})")
-            rows, err = lib.size_rows(obj, "compileunits,sections,symbols")
-            check("DWARF not read" not in err, f"{t}: DWARF read "
-                  f"({err.strip()[-200:]})")
-            got = lib.unit_code_vm(rows, want)
-            sizes = lib.nm_sizes(obj, NAMED)
-            check(len(sizes) == len(NAMED) and
-                  all(got.get(s) == n for s, n in sizes.items()),
-                  f"{t}: the unit holds each symbol nm -S sizes, at its "
-                  f"size ({sizes} vs {got})")
+            lib.check_unit_symbols(obj, t, NAMED, dwarf_read=True)
             if "64" not in t:
                 continue  # LLVM 14 does not apply o32's R_MIPS_PC32
             if not dump:

@@ -151,23 +151,6 @@ os.kill(os.getpid(), signal.SIGSTOP)
 """
 
 
-def swap_on(tmp):
-    """A swap file of SWAP_MB MiB in tmp, turned on: its path, or None
-    (after a skip) where that cannot be done."""
-    path = os.path.join(tmp, "swap")
-    try:
-        subprocess.run(["fallocate", "-l", f"{SWAP_MB}M", path], check=True,
-                       capture_output=True)
-        os.chmod(path, 0o600)
-        subprocess.run(["mkswap", path], check=True, capture_output=True)
-        r = subprocess.run(["swapon", path], capture_output=True, text=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        lib.skip(f"cannot make a swap file in {tmp}: {e}")
-    if r.returncode:
-        lib.skip(f"swapon {path} failed: {r.stderr.strip()}")
-    return path
-
-
 def mapping_rows(data):
     """{(start, end): row} of `memsz report --by mappings -F rss,swap`."""
     out = {}
@@ -298,17 +281,12 @@ def run_nobody(tmp):
 def main():
     if os.geteuid() != 0:
         lib.skip("needs root: swapon, and map_files for the shmem objects")
-    with tempfile.TemporaryDirectory(prefix="memsz-t2196.") as tmp:
-        path = swap_on(tmp)
-        try:
-            run(tmp)
-            run_nobody(tmp)
-        finally:
-            # the workload is gone: its swapped pages with it (the child
-            # may still be exiting: swapoff then swaps its pages in)
-            r = subprocess.run(["swapoff", path], capture_output=True,
-                               text=True)
-            check(r.returncode == 0, f"swapoff {path}: {r.stderr.strip()}")
+    # the workload is gone at swapoff: its swapped pages with it (the
+    # child may still be exiting: swapoff then swaps its pages in)
+    with tempfile.TemporaryDirectory(prefix="memsz-t2196.") as tmp, \
+            lib.swap_file(tmp, "swap", SWAP_MB):
+        run(tmp)
+        run_nobody(tmp)
     return lib.finish()
 
 

@@ -72,23 +72,6 @@ os.kill(os.getpid(), signal.SIGSTOP)
 """
 
 
-def swap_on(tmp):
-    """A swap file of SWAP_MB MiB in tmp, turned on: its path (after a
-    skip where that cannot be done)."""
-    path = os.path.join(tmp, "memsz-t2198-swap")
-    try:
-        subprocess.run(["fallocate", "-l", f"{SWAP_MB}M", path], check=True,
-                       capture_output=True)
-        os.chmod(path, 0o600)
-        subprocess.run(["mkswap", path], check=True, capture_output=True)
-        r = subprocess.run(["swapon", path], capture_output=True, text=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        lib.skip(f"cannot make a swap file in {tmp}: {e}")
-    if r.returncode:
-        lib.skip(f"swapon {path} failed: {r.stderr.strip()}")
-    return path
-
-
 def run(tmp, read):
     """The checks on the workload that reads pages 0-255 of its private
     mapping before it writes (read "read") or reads none ("noread")."""
@@ -163,15 +146,10 @@ def main():
         lib.skip("needs root: swapon, and map_files for the shmem objects")
     if PAGE != os.sysconf("SC_PAGE_SIZE"):
         lib.skip("page size")
-    with tempfile.TemporaryDirectory(prefix="memsz-t2198.") as tmp:
-        path = swap_on(tmp)
-        try:
-            for read in ("read", "noread"):
-                run(tmp, read)
-        finally:
-            r = subprocess.run(["swapoff", path], capture_output=True,
-                               text=True)
-            check(r.returncode == 0, f"swapoff {path}: {r.stderr.strip()}")
+    with tempfile.TemporaryDirectory(prefix="memsz-t2198.") as tmp, \
+            lib.swap_file(tmp, "memsz-t2198-swap", SWAP_MB):
+        for read in ("read", "noread"):
+            run(tmp, read)
     return lib.finish()
 
 

@@ -217,24 +217,20 @@ def record(*args, env=None):
 
 
 def test_v1(tmp, exe, data_file, work):
-    if not os.path.exists(os.path.join(V1_ROOT, "memory.usage_in_bytes")):
+    if not lib.memory_cgroup_root(v1=True):
         lib.skip_part("no cgroup v1 memory hierarchy at " + V1_ROOT)
         return
-    name = f"memsz-t2311-{os.getpid()}"
-    cg = os.path.join(V1_ROOT, name)
-    os.mkdir(cg)
-    try:
-        run_v1(tmp, exe, data_file, work, name, cg)
-        for w in work:
-            w.kill()
-        work.clear()
-        run_v1_early(tmp, exe, data_file, work, cg)
-    finally:
-        for w in work:
-            w.kill()
-        work.clear()
-        lib.wait_until(lambda: lib.dir_removed(cg), f"cgroup {cg} removed")
-    check(not os.path.exists(cg), f"cgroup {cg} removed")
+    with lib.memory_cgroups("t2311", v1=True) as (cg,):
+        try:
+            run_v1(tmp, exe, data_file, work, os.path.basename(cg), cg)
+            for w in work:
+                w.kill()
+            work.clear()
+            run_v1_early(tmp, exe, data_file, work, cg)
+        finally:
+            for w in work:
+                w.kill()
+            work.clear()
 
 
 def run_v1(tmp, exe, data_file, work, name, cg):

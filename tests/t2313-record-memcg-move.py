@@ -31,7 +31,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
-V1_ROOT = "/sys/fs/cgroup/memory"
 HELD = 8 << 20
 
 
@@ -131,20 +130,9 @@ def run(tmp, a, b):
 def main():
     if os.geteuid() != 0:
         lib.skip("needs root: makes memory cgroups")
-    if not os.path.exists(os.path.join(V1_ROOT, "memory.usage_in_bytes")):
-        lib.skip("no cgroup v1 memory hierarchy at " + V1_ROOT +
-                 " (t2311 reads v2 files)")
-    base = f"memsz-t2313-{os.getpid()}"
-    a = os.path.join(V1_ROOT, base + "-a")
-    b = os.path.join(V1_ROOT, base + "-b")
-    os.mkdir(a)
-    os.mkdir(b)
-    try:
-        with tempfile.TemporaryDirectory(prefix="memsz-t2313-") as tmp:
-            run(tmp, a, b)
-    finally:
-        for cg in (a, b):
-            lib.wait_until(lambda: lib.dir_removed(cg), f"cgroup {cg} removed")
+    with lib.memory_cgroups("t2313", "a", "b", v1=True) as (a, b), \
+            tempfile.TemporaryDirectory(prefix="memsz-t2313-") as tmp:
+        run(tmp, a, b)
     return lib.finish()
 
 

@@ -41,7 +41,6 @@ from memsz_testlib import MEMSZ, PAGE, check  # noqa: E402
 
 MIB = 1 << 20
 GIB = 1 << 30
-V1_ROOT = "/sys/fs/cgroup/memory"
 STRIPE = 2 * MIB
 # record/snap_int.h CGQ_MAX and record/snap_kpage.c CGQ_PARALLEL_MIN, in
 # pages
@@ -207,8 +206,6 @@ def run_size(what, n, shm, a, b, tmp):
 def main():
     if os.geteuid() != 0:
         lib.skip("making a cgroup needs root")
-    if not os.path.exists(os.path.join(V1_ROOT, "memory.usage_in_bytes")):
-        lib.skip("no cgroup v1 memory hierarchy at " + V1_ROOT)
     vfs = os.statvfs("/dev/shm")
     free = vfs.f_bavail * vfs.f_frsize
     if free < NEED:
@@ -220,25 +217,12 @@ def main():
     if avail < NEED:
         lib.skip(f"MemAvailable {avail >> 20} MiB, the test needs "
                  f"{NEED >> 20}")
-    name = f"memsz-t2315-{os.getpid()}"
-    a, b = os.path.join(V1_ROOT, name + "-a"), os.path.join(V1_ROOT,
-                                                            name + "-b")
-    made = []
     with tempfile.TemporaryDirectory(prefix="memsz-t2315-") as tmp, \
             tempfile.TemporaryDirectory(prefix="memsz-t2315-",
-                                        dir="/dev/shm") as shm:
-        try:
-            for cg in (a, b):
-                os.mkdir(cg)
-                made.append(cg)
-            for what, n in SIZES:
-                run_size(what, n, shm, a, b, tmp)
-        finally:
-            for cg in made:
-                lib.wait_until(lambda: lib.dir_removed(cg),
-                               f"cgroup {cg} removed")
-    check(not any(os.path.exists(cg) for cg in (a, b)),
-          "cgroups A and B removed")
+                                        dir="/dev/shm") as shm, \
+            lib.memory_cgroups("t2315", "a", "b", v1=True) as (a, b):
+        for what, n in SIZES:
+            run_size(what, n, shm, a, b, tmp)
 
 
 if __name__ == "__main__":

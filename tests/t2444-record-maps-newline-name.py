@@ -53,25 +53,13 @@ os._exit(0)  # mapped until the end: the exit snapshot sees them
 """
 
 
-def smaps_rss(pid, ino):
-    """smaps' Rss (bytes) of pid's mapping of inode ino."""
-    rss, cur = None, False
-    with open(f"/proc/{pid}/smaps") as f:
-        for line in f:
-            p = line.split()
-            if p and "-" in p[0] and not p[0].endswith(":"):
-                cur = len(p) > 4 and p[4] == str(ino)
-            elif cur and p and p[0] == "Rss:":
-                rss = (rss or 0) + int(p[1]) * 1024
-    return rss
-
-
 def truth(pid, paths):
     """{real path: (dev, ino, size, smaps Rss)} while pid is stopped."""
     out = {}
     for p in paths:
         st = os.stat(p)
-        out[p] = (st.st_dev, st.st_ino, st.st_size, smaps_rss(pid, st.st_ino))
+        out[p] = (st.st_dev, st.st_ino, st.st_size,
+                  lib.smaps_inode_rss(pid, st.st_ino))
     return out
 
 

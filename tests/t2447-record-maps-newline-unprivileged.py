@@ -43,19 +43,6 @@ os._exit(0)
 """
 
 
-def smaps_rss(pid, ino):
-    """smaps' Rss (bytes) of pid's mapping of inode ino."""
-    rss, cur = None, False
-    with open(f"/proc/{pid}/smaps") as f:
-        for line in f:
-            p = line.split()
-            if p and "-" in p[0] and not p[0].endswith(":"):
-                cur = len(p) > 4 and p[4] == str(ino)
-            elif cur and p and p[0] == "Rss:":
-                rss = (rss or 0) + int(p[1]) * 1024
-    return rss
-
-
 def main():
     if os.geteuid() != 0:
         lib.skip("running the workload and memsz as nobody needs root")
@@ -74,7 +61,8 @@ def main():
         if w.stdout.readline().strip() != "ready":
             lib.fail("the workload did not map its files")
         lib.wait_stopped(w.pid)
-        gt = {p: smaps_rss(w.pid, os.stat(p).st_ino) for p in paths}
+        gt = {p: lib.smaps_inode_rss(w.pid, os.stat(p).st_ino)
+              for p in paths}
         data = os.path.join(tmp, "u.data")
         rec = subprocess.run(NOBODY + [MEMSZ, "record", "-p", str(w.pid),
                                        "-o", data, "--duration", "0"],

@@ -46,7 +46,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, PAGE, check  # noqa: E402
 
-V1_ROOT = "/sys/fs/cgroup/memory"
 # record/snap_int.h CHUNK_PAGES: the pages of a chunk (a mapping's
 # chunks begin at its start)
 CHUNK = 1 << 14
@@ -244,29 +243,14 @@ def rounds(d, a, b, tmp):
 def main():
     if os.geteuid() != 0:
         lib.skip("making a cgroup and reading PFNs need root")
-    if not os.path.exists(os.path.join(V1_ROOT, "memory.usage_in_bytes")):
-        lib.skip("no cgroup v1 memory hierarchy at " + V1_ROOT)
     base = "/var/tmp"
     if os.major(os.stat(base).st_dev) == 0:
         lib.skip(f"{base} has no block device (tmpfs pages are not clean)")
-    name = f"memsz-t2458-{os.getpid()}"
-    a, b = os.path.join(V1_ROOT, name + "-a"), os.path.join(V1_ROOT,
-                                                            name + "-b")
-    made = []
     with tempfile.TemporaryDirectory(prefix="memsz-t2458-") as tmp, \
             tempfile.TemporaryDirectory(prefix="memsz-t2458.",
-                                        dir=base) as d:
-        try:
-            for cg in (a, b):
-                os.mkdir(cg)
-                made.append(cg)
-            rounds(d, a, b, tmp)
-        finally:
-            for cg in made:
-                lib.wait_until(lambda: lib.dir_removed(cg),
-                               f"cgroup {cg} removed")
-    check(not any(os.path.exists(cg) for cg in (a, b)),
-          "cgroups A and B removed")
+                                        dir=base) as d, \
+            lib.memory_cgroups("t2458", "a", "b", v1=True) as (a, b):
+        rounds(d, a, b, tmp)
 
 
 if __name__ == "__main__":

@@ -458,7 +458,7 @@ static void test_timeline_paths(void **state)
 
 /* Series that tie on their peak and share their head's label are told
  * apart down their paths, also where the tree's labels are ranked once
- * (rows.c: the rows at least twice their labels): every series of two
+ * (rowsort.c: the rows at least twice their labels): every series of two
  * files over the same four sections, all at one value. */
 static void test_timeline_ties_ranked(void **state)
 {

@@ -499,9 +499,10 @@ static void test_depths(void **state)
 /* Ties of values told apart by label strings with long common prefixes,
  * strings that end within 8 bytes and strings that are prefixes of
  * others: once with every label under every parent (the rows at least
- * twice their labels: the labels are ranked once, rows.c rank_labels()),
- * once with labels of their own per parent (each level compares its
- * ties' strings); check_tree() checks the order against strcmp. */
+ * twice their labels: the labels are ranked once, rowsort.c
+ * rows_rank_labels()), once with labels of their own per parent (each
+ * level compares its ties' strings); check_tree() checks the order
+ * against strcmp. */
 static void test_ties_prefixes(void **state)
 {
 	static const char *const stems[] = {
