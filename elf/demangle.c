@@ -206,9 +206,12 @@ bool elf_demangle_to(const char *name, enum elf_demangle_style style,
 	bool ok;
 
 	strbuf_reset(sb);
-	if (!name || style == ELF_DEMANGLE_NONE ||
-	    (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2) &&
-	     strncmp(name, "_GLOBAL_", 8)))
+	/* "_Z", "_R" or "_GLOBAL_" first: the first two bytes compared
+	 * inline, not by three strncmp() calls a name (C names: 1 % of
+	 * the instructions of size --by symbols --no-disasm of libc.so.6) */
+	if (!name || style == ELF_DEMANGLE_NONE || name[0] != '_' ||
+	    (name[1] != 'Z' && name[1] != 'R' &&
+	     (name[1] != 'G' || strncmp(name, "_GLOBAL_", 8))))
 		return false;
 	n = word_len(name);
 	if (n > DM_MAX_IN)

@@ -341,6 +341,11 @@ const unsigned char *elf_window_get(struct elf_window *w, uint64_t off,
  * more. */
 const unsigned char *elf_window_get_ahead(struct elf_window *w, uint64_t off,
 					  size_t len, size_t want);
+/* The len file bytes at off if w holds them already (no read), else
+ * NULL: a caller that works out how far to read ahead does so on a miss
+ * only. */
+const unsigned char *elf_window_held(const struct elf_window *w, uint64_t off,
+				     size_t len);
 void elf_window_free(struct elf_window *w);
 
 /* Are img's loaded sections (SHF_ALLOC), but the empty ones and those

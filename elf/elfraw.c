@@ -53,16 +53,26 @@ const unsigned char *elf_window_get(struct elf_window *w, uint64_t off,
 	return elf_window_get_ahead(w, off, len, w->cap);
 }
 
+const unsigned char *elf_window_held(const struct elf_window *w, uint64_t off,
+				     size_t len)
+{
+	if (w->buf && off >= w->off && off - w->off <= w->len &&
+	    len <= w->len - (off - w->off))
+		return w->buf + (off - w->off);
+	return NULL;
+}
+
 const unsigned char *elf_window_get_ahead(struct elf_window *w, uint64_t off,
 					  size_t len, size_t want)
 {
+	const unsigned char *held;
 	size_t got = 0;
 
 	if (len > w->cap)
 		return NULL;
-	if (w->buf && off >= w->off && off - w->off <= w->len &&
-	    len <= w->len - (off - w->off))
-		return w->buf + (off - w->off);
+	held = elf_window_held(w, off, len);
+	if (held)
+		return held;
 	if (!w->buf)
 		w->buf = xmalloc(w->cap);
 	/* read ahead from off: callers go forward through the file */

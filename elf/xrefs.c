@@ -325,6 +325,27 @@ static void stream_free(struct stream *st)
 	free(st->refs);
 }
 
+/* Bytes a stream steps over past its end while it is joined to the next
+ * (at most the next one's XREF_SYNC first instructions, if they meet) */
+#define XREF_JOIN (XREF_SYNC * ZYDIS_MAX_INSTRUCTION_LENGTH)
+
+/* The bytes of section s that st's window holds from offset off: up to
+ * XREF_WINDOW, to the section's end and, before st's end, to XREF_JOIN
+ * past it (a join that goes further slides the window on). A window is
+ * read whole: at XREF_WINDOW bytes each, libc's 16-byte .plt.got cost
+ * 64 KiB of copy, and the end of each of a big section's streams up to
+ * 64 KiB of the next one's part for a few instructions. The decoders
+ * see the same bytes wherever a window starts. */
+static uint64_t window_len(const struct elf_section *s, const struct stream *st,
+			   uint64_t off)
+{
+	uint64_t n = MIN(s->size - off, (uint64_t)XREF_WINDOW);
+
+	if (st->end > off && st->end - off < n - MIN(n, XREF_JOIN))
+		n = st->end - off + XREF_JOIN;
+	return n;
+}
+
 /* What a sweep of section s of img decodes with: Zydis, the data span,
  * whether the code addresses data absolutely (position-dependent
  * executables do). */
@@ -355,8 +376,9 @@ stream_step(const struct sweepctx *x, struct stream *st, struct cursor *c,
 	if (off - c->base + ZYDIS_MAX_INSTRUCTION_LENGTH > c->avail &&
 	    c->base + c->avail < s->size) {
 		c->base = off;
-		c->avail = MIN(s->size - off, (uint64_t)XREF_WINDOW);
-		c->p = elf_window_get(&st->w, s->offset + off, c->avail);
+		c->avail = window_len(s, st, off);
+		c->p = elf_window_get_ahead(&st->w, s->offset + off, c->avail,
+					    c->avail);
 		if (!c->p) {
 			st->failed = true;
 			return false;
@@ -507,8 +529,9 @@ static bool stream_ready(const struct sweepctx *x, struct stream *st,
 		if (c->base + c->avail >= s->size)
 			return false;
 		c->base = c->off;
-		c->avail = MIN(s->size - c->off, (uint64_t)XREF_WINDOW);
-		c->p = elf_window_get(&st->w, s->offset + c->off, c->avail);
+		c->avail = window_len(s, st, c->off);
+		c->p = elf_window_get_ahead(&st->w, s->offset + c->off,
+					    c->avail, c->avail);
 		if (!c->p) {
 			st->failed = true;
 			return false;
