@@ -278,6 +278,13 @@ int md_rec_begin(struct md_writer *w);
  * (written when it reaches MD_RECORD_BATCH bytes or on a flush). Returns 0 or
  * -errno; the writer stays failed after an error. */
 int md_rec_commit(struct md_writer *w, enum md_rec_type type);
+/* md_rec_commit of the record built in w->b followed by the n bytes of
+ * tail (and the zeroes that pad the whole to 8 bytes), written from where
+ * they are: a mapping's page states (its encoder's stream, up to several
+ * hundred KiB) are not copied into w->b first, which would grow to their
+ * size and fault its pages in for each snapshot of a one-shot. */
+int md_rec_commit_tail(struct md_writer *w, enum md_rec_type type,
+		       const uint8_t *tail, size_t n);
 /* Write the batched SAMPLE records (see md_writer_flush). */
 int md_samples_flush(struct md_writer *w);
 

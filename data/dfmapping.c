@@ -121,7 +121,8 @@ static void map_prev_take(struct md_map_prev *p,
 }
 
 /* The fields of r in the version 6 layout, coded against w->mprev, which
- * becomes r. */
+ * becomes r, up to the length of e's page states (which md_mapping_end
+ * writes after them from e). */
 static void map6_put(struct md_writer *w, const struct md_snap_mapping *r,
 		     const struct pgstate_enc *e)
 {
@@ -178,13 +179,12 @@ static void map6_put(struct md_writer *w, const struct md_snap_mapping *r,
 	}
 	md_buf_var(&w->b, e->nruns);
 	md_buf_var(&w->b, e->len);
-	if (e->len)
-		memcpy(md_buf_grow(&w->b, e->len), e->out, e->len);
 	map_prev_take(p, r);
 }
 
-/* The fields of r and the page states of e in the version 2 to 5 layout:
- * everything in full, a CRC-32 of the page states. */
+/* The fields of r and e's palette in the version 2 to 5 layout:
+ * everything in full, a CRC-32 of the page states (which md_mapping_end
+ * writes after them from e). */
 static void map5_put(struct md_writer *w, const struct md_snap_mapping *r,
 		     const struct pgstate_enc *e)
 {
@@ -213,8 +213,6 @@ static void map5_put(struct md_writer *w, const struct md_snap_mapping *r,
 	if (e->npal)
 		memcpy(md_buf_grow(&w->b, (size_t)e->npal * PGSTATE_PAL_SIZE),
 		       e->pal, (size_t)e->npal * PGSTATE_PAL_SIZE);
-	if (e->len)
-		memcpy(md_buf_grow(&w->b, e->len), e->out, e->len);
 }
 
 int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
@@ -241,8 +239,8 @@ int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
 		map6_put(w, r, e);
 	else
 		map5_put(w, r, e);
-	md_buf_pad8(&w->b);
-	return md_rec_commit(w, MD_REC_SNAP_MAPPING);
+	/* the page states follow from where the encoder has them */
+	return md_rec_commit_tail(w, MD_REC_SNAP_MAPPING, e->out, e->len);
 }
 
 /* the page flags a run may have */

@@ -5,6 +5,7 @@
  * each record holds is its row's encoder (dfrecords.c). See datafile.h. */
 #include "config.h"
 
+#include "data/crc32c.h"
 #include "data/dfcodec.h"
 #include "util/util.h"
 
@@ -92,23 +93,39 @@ static int records_flush(struct md_writer *w)
 	return ret;
 }
 
-/* Write the record built in w->b (or, MD_WRITER_BATCH, add it to the
- * batch); the header is filled in here. On a failure the partial record
- * is cut off again (best effort: ftruncate does not apply to every file
- * type) and the writer stays failed. */
-int md_rec_commit(struct md_writer *w, enum md_rec_type type)
+/* Write the n bytes of p, the part of a record after those written
+ * already (*done of them), adding what reaches the file to *done. */
+static int write_part(int fd, const uint8_t *p, size_t n, size_t *done)
 {
-	size_t done;
+	size_t d;
+	int ret = write_all(fd, p, n, &d);
+
+	*done += d;
+	return ret;
+}
+
+int md_rec_commit_tail(struct md_writer *w, enum md_rec_type type,
+		       const uint8_t *tail, size_t n)
+{
+	static const uint8_t zero[8];
+	size_t pad = (size_t)(-(w->b.len + n) & 7), size, done = 0;
+	uint32_t crc;
 	int ret;
 
-	md_buf_pad8(&w->b);
+	size = w->b.len + n + pad;
 	put_u32(w->b.p + REC_TYPE, type);
 	put_u32(w->b.p + REC_CRC, 0);
-	put_u64(w->b.p + REC_SIZE, w->b.len);
+	put_u64(w->b.p + REC_SIZE, size);
 	/* the crc word is zero while the CRC is computed */
-	put_u32(w->b.p + REC_CRC, md_record_crc(w->b.p, w->b.len));
-	if ((w->batch || w->gather) && w->b.len < MD_RECORD_BATCH) {
-		memcpy(md_buf_grow(&w->rb, w->b.len), w->b.p, w->b.len);
+	crc = md_crc32c(md_crc32c(md_record_crc(w->b.p, w->b.len), tail, n),
+			zero, pad);
+	put_u32(w->b.p + REC_CRC, crc);
+	if ((w->batch || w->gather) && size < MD_RECORD_BATCH) {
+		uint8_t *q = md_buf_grow(&w->rb, size);
+
+		memcpy(q, w->b.p, w->b.len);
+		if (n)
+			memcpy(q + w->b.len, tail, n);
 		w->nrb++;
 		return w->rb.len >= MD_RECORD_BATCH ? records_flush(w) : 0;
 	}
@@ -117,16 +134,26 @@ int md_rec_commit(struct md_writer *w, enum md_rec_type type)
 	ret = records_flush(w);
 	if (ret < 0)
 		return ret;
-	ret = write_all(w->fd, w->b.p, w->b.len, &done);
+	ret = write_part(w->fd, w->b.p, w->b.len, &done);
+	if (!ret && n)
+		ret = write_part(w->fd, tail, n, &done);
+	if (!ret && pad)
+		ret = write_part(w->fd, zero, pad, &done);
 	if (ret < 0) {
 		if (done && ftruncate(w->fd, (off_t)w->off) == 0)
 			(void)lseek(w->fd, (off_t)w->off, SEEK_SET);
 		w->err = ret;
 		return ret;
 	}
-	w->off += w->b.len;
+	w->off += size;
 	w->nrecords++;
 	return 0;
+}
+
+int md_rec_commit(struct md_writer *w, enum md_rec_type type)
+{
+	md_buf_pad8(&w->b);
+	return md_rec_commit_tail(w, type, NULL, 0);
 }
 
 /* Start a record: the header is reserved and filled by md_rec_commit.
