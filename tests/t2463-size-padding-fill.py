@@ -93,7 +93,7 @@ def main():
               "%d bytes (nm -S; got %d)" % (want, vm))
         check(fs == want, "padtext's [padding] FILE SIZE is the filled "
               "gaps' %d bytes (got %d)" % (want, fs))
-    lib.finish()
+    sys.exit(lib.finish())
 
 
 if __name__ == "__main__":
