@@ -326,6 +326,13 @@ unsigned char *elfimg_section_read(struct elfimg *img, size_t i);
 /* CRC-32 (the .gnu_debuglink one: zlib's crc32()) of a whole file. */
 int elf_file_crc32(int fd, uint32_t *out);
 
+/* end = off + n * entsize, checked: -1 on overflow (elf/elfimg.c). */
+int table_end(uint64_t off, uint64_t n, uint64_t entsize, uint64_t *end);
+/* The build-id of the ELF file open on fd into id, as
+ * elf_build_id_read() reads it; one longer than max is cut to max bytes
+ * if cut, else skipped (elf/buildid.c). */
+int build_id_scan(int fd, uint8_t *id, size_t max, bool cut);
+
 /* A window of an image's file bytes read with pread (elf/elfraw.c): the
  * parts of a large section read in order, without libelf's copy of the
  * whole section (which lives until the image is closed). */

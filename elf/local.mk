@@ -2,6 +2,7 @@
 # elf/: ELF image -> base DualMap and data sources; the image with its
 # cached maps (imagemaps).
 libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
+	elf/buildid.c \
 	elf/elfraw.c elf/debugfile.c elf/demangle.c elf/archive.h elf/archive.c \
 	elf/dwarf.h elf/dwarf.c elf/dwopen.c elf/dwarfscan.h elf/dwarfscan.c \
 	elf/dwaranges.c \
