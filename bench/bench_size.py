@@ -158,7 +158,7 @@ def has_dwarf(path):
     return ".debug_info" in r.stdout
 
 
-# The DWARF sections `--by compileunits` has inflated (elf/dwarf.c hides
+# The DWARF sections `--by compileunits` has inflated (elf/dwopen.c hides
 # the line, location, macro and frame ones from libdw)
 CU_SECTIONS = {".debug_info", ".debug_types", ".debug_abbrev", ".debug_addr",
                ".debug_aranges", ".debug_line_str", ".debug_pubnames",

@@ -231,7 +231,7 @@ int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
 
 		if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
-		/* libdw skips what is in a group or (hidden by dwarf.c)
+		/* libdw skips what is in a group or (hidden by dwopen.c)
 		 * NOBITS; duplicates of a name are counted too: libdw
 		 * inflates the next if one fails */
 		if (!libdw_section(img->secs[i].name, &gnu) ||
@@ -588,7 +588,7 @@ static bool zsecs_plan(struct elfimg *img, struct zjobs *j,
 		bool gnu;
 		int k, r;
 
-		/* skipped by libdw: NOBITS (what dwarf.c hides), in a
+		/* skipped by libdw: NOBITS (what dwopen.c hides), in a
 		 * group, not a name of the kind it reads, or one of a
 		 * name it has data of */
 		if (!scn || !gelf_getshdr(scn, &sh) ||

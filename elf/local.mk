@@ -2,8 +2,10 @@
 # elf/: ELF image -> base DualMap and data sources; the image with its
 # cached maps (imagemaps).
 libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
+	elf/buildid.c \
 	elf/elfraw.c elf/debugfile.c elf/demangle.c elf/archive.h elf/archive.c \
-	elf/dwarf.h elf/dwarf.c elf/dwarfscan.h elf/dwarfscan.c elf/dwaranges.c \
+	elf/dwarf.h elf/dwarf.c elf/dwopen.c elf/dwarfscan.h elf/dwarfscan.c \
+	elf/dwaranges.c \
 	elf/dwaranges.h elf/dwinflate.c \
 	elf/dwlinked.c elf/dwofind.c elf/dwomerge.c elf/dwotypes.c elf/dwotypes.h elf/dwp.c elf/dwp.h \
 	elf/dwreloc.c elf/dwtype.c elf/dwtype.h \

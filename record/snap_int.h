@@ -370,7 +370,7 @@ struct snapper {
 				 inode (snapper_set_cgroup; 0: unknown,
 				 then every charged page looked up is
 				 listed) */
-	/* the charge runs of the snapshot being written (snap_kpage.c) */
+	/* the charge runs of the snapshot being written (snap_charge.c) */
 	struct md_charge_run *cgacc;
 	size_t ncgacc, cgacc_cap;
 	/* its pages whose cgroups are still to be read, in address order

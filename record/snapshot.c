@@ -3,7 +3,8 @@
  * /proc/PID/maps, the VMA flags that matter (locked, hugetlb), the image
  * ids, then the job of its pages (snap_pool.c) between SNAP_BEGIN and
  * SNAP_END. The parts: snap_pagemap.c reads the page tables,
- * snap_kpage.c looks the page frames up and classifies the pages,
+ * snap_kpage.c looks the page frames up and classifies the pages
+ * (snap_charge.c reads the memory cgroups of those it queues),
  * snap_observer.c keeps memsz's own pages out of the mapcounts,
  * snap_images.c writes each mapped file once.
  */

@@ -6,7 +6,7 @@ parts, and flushed mid-snapshot.
 
 A snapshot queues the pages whose cgroup it looks up (file pages; with -G
 anonymous ones too), sorts them by frame and reads /proc/kpagecgroup in
-blocks (record/snap_kpage.c kpage_charges_flush); a queue of 64 Ki pages
+blocks (record/snap_charge.c kpage_charges_flush); a queue of 64 Ki pages
 (256 MiB) or more is cut into parts read on threads of their own; one that
 would pass 1 Mi pages (4 GiB) is flushed mid-snapshot. As root, on cgroup
 v1's memory hierarchy (skipped elsewhere), memory cgroups A and B are made

@@ -10,7 +10,7 @@
  * .dwo sections, a raw .zdebug_str that no claim counts, a dwz file),
  * claims it, then rewrites one section's header and stream in the file to
  * a valid zlib stream of other zeros (a "bomb" that inflates exactly to
- * its new header's size), and goes on as dwarf.c does. Ground truth: the
+ * its new header's size), and goes on as dwopen.c does. Ground truth: the
  * file's own bytes (read with pread, offsets from readelf -W) and the
  * fixture's unit name; nothing from memsz's own parsing. Unchanged, the
  * same files still give their DWARF (the unit fx.c) at the claimed size.
