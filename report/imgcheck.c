@@ -5,6 +5,7 @@
 #include "report/imgcheck.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,8 +32,9 @@ static char *check_build_id(const struct md_image *r, const struct elfimg *img)
 			 got[0] ? got : "(none)", want);
 }
 
-/* Compare path's device and inode, size and mtime with those r has. */
-static char *check_stat(const struct md_image *r, const char *path)
+/* Compare path's device and inode, size and, if mtime, mtime with those r
+ * has. */
+static char *check_stat(const struct md_image *r, const char *path, bool mtime)
 {
 	struct stat st;
 
@@ -46,7 +48,7 @@ static char *check_stat(const struct md_image *r, const char *path)
 		return xasprintf("size %llu on disk, %llu recorded",
 				 (unsigned long long)st.st_size,
 				 (unsigned long long)r->size);
-	if (r->mtime_ns &&
+	if (mtime && r->mtime_ns &&
 	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec !=
 		r->mtime_ns)
 		return xstrdup("modified since it was recorded (mtime)");
@@ -56,7 +58,8 @@ static char *check_stat(const struct md_image *r, const char *path)
 char *imgcheck_verify(const struct md_image *r, const struct elfimg *img,
 		      const char *path)
 {
-	return r->build_id_len ? check_build_id(r, img) : check_stat(r, path);
+	return r->build_id_len ? check_build_id(r, img)
+			       : check_stat(r, path, true);
 }
 
 char *imgcheck_not_elf(const struct md_image *r, const char *path)
@@ -64,7 +67,13 @@ char *imgcheck_not_elf(const struct md_image *r, const char *path)
 	if (r->build_id_len)
 		return xstrdup("not an ELF file now, an ELF file with a "
 			       "build-id when recorded");
-	return check_stat(r, path);
+	/* not its mtime: a data file a process writes to through a shared
+	 * mapping (or with write(2)) gets a new one while it is recorded
+	 * and after, in the same inode at the same size; nothing inside a
+	 * file that is not ELF is labelled, so no label can be the wrong
+	 * file's. An ELF file truncated or replaced differs in size or
+	 * inode. */
+	return check_stat(r, path, false);
 }
 
 char *imgcheck_label(const char *prefix, const char *path)

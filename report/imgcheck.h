@@ -23,9 +23,11 @@ char *imgcheck_verify(const struct md_image *r, const struct elfimg *img,
 		      const char *path);
 
 /* The same for a file at path that is not an ELF file (now): an image
- * recorded with a build-id was one, and the device and inode, size and
- * mtime r has must match. Returns NULL if the file may be the one
- * recorded (a mapped file that never was ELF), else why not, malloc'd. */
+ * recorded with a build-id was one, and the device and inode and size r
+ * has must match, not its mtime (a data file written through a shared
+ * mapping keeps its inode and size). Returns NULL if the file may be the
+ * one recorded (a mapped file that never was ELF), else why not,
+ * malloc'd. */
 char *imgcheck_not_elf(const struct md_image *r, const char *path);
 
 /* The label of every byte of an image that cannot be read: "PREFIX PATH"

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`memsz report --by files`: a data file (not ELF) that a process writes
+to through a shared mapping keeps its path after the recording, though
+its mtime moved; one replaced by another file, or cut to another size,
+is "[changed since recording] PATH".
+
+A process maps a 16-page file MAP_SHARED, writes every page and stops
+itself; `memsz record -p PID --duration 0` records it. Then, as a database
+or a cache writing its mapped file would, it writes to the pages again
+(its mtime moves, the inode and size stay: os.stat says so). The report
+must name the file's row by its path, with VM SIZE and RSS equal to the
+kernel's smaps Size and Rss of the mapping read while it was stopped (the
+build before labelled it "[changed since recording] PATH", which t3281
+met as a flake: its target's writes could move the mtime after a
+snapshot had seen it). The same recording, reported after the file was
+replaced by another of the same size (a new inode), and after it was
+cut to one page, has the row "[changed since recording] PATH".
+"""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, PAGE, check  # noqa: E402
+
+NPAGES = 16
+
+# maps argv[1] shared, writes each page with the byte argv[2], writes
+# them back (msync: their next write faults, and the kernel moves the
+# file's mtime then) and stops itself; on SIGCONT writes each page again,
+# until the mtime has moved (the kernel's coarse clock may not have
+# ticked since the first writes), and says so
+WRITER = r"""
+import mmap, os, signal, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+m = mmap.mmap(fd, %d * mmap.PAGESIZE, mmap.MAP_SHARED)
+b = int(sys.argv[2])
+for i in range(0, len(m), mmap.PAGESIZE):
+    m[i] = b
+m.flush()
+was = os.fstat(fd).st_mtime_ns
+print("ready", flush=True)
+os.kill(os.getpid(), signal.SIGSTOP)
+while os.fstat(fd).st_mtime_ns == was:
+    b = (b + 1) %% 256
+    for i in range(0, len(m), mmap.PAGESIZE):
+        m[i] = b
+    m.flush()
+print("wrote", flush=True)
+sys.stdin.read()
+""" % NPAGES
+
+
+def files_rows(data):
+    """{label: (vm, rss)} of `report --by files -F vm,rss` of data."""
+    r = lib.run_ok([MEMSZ, "report", "-i", data, "--by", "files", "-n",
+                    "0", "-F", "vm,rss", "--format", "csv"])
+    rows = {}
+    for ln in r.stdout.splitlines()[1:]:
+        label, vm, rss = ln.rsplit(",", 2)
+        rows[label] = (int(vm), int(rss))
+    return rows
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="memsz-t2465-") as tmp:
+        path = os.path.join(tmp, "data.bin")
+        with open(path, "wb") as f:
+            f.write(b"\0" * NPAGES * PAGE)
+        p = subprocess.Popen([sys.executable, "-c", WRITER, path, "1"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True)
+        try:
+            check(p.stdout.readline().strip() == "ready", "the writer runs")
+            lib.wait_stopped(p.pid)
+            start, end, smaps = lib.smaps_mapping(p.pid, path)
+            data = os.path.join(tmp, "rec.data")
+            lib.run_ok([MEMSZ, "record", "-o", data, "-p",
+                        str(p.pid), "--duration", "0"])
+            before = os.stat(path)
+            os.kill(p.pid, signal.SIGCONT)
+            check(p.stdout.readline().strip() == "wrote",
+                  "the writer wrote its pages again")
+            after = os.stat(path)
+        finally:
+            p.kill()
+            p.wait()
+        check(after.st_mtime_ns != before.st_mtime_ns and
+              (after.st_ino, after.st_size) ==
+              (before.st_ino, before.st_size),
+              "os.stat: the writes moved the mtime (%d -> %d), not the "
+              "inode or size" % (before.st_mtime_ns, after.st_mtime_ns))
+        want = (end - start, smaps["Rss"])
+        check(want == (NPAGES * PAGE, NPAGES * PAGE),
+              "smaps: the mapping is 16 pages, all resident (%r)" % (want,))
+        rows = files_rows(data)
+        check(rows.get(path) == want,
+              "written since the recording: the row %s is VM SIZE and RSS "
+              "%r (smaps); rows %r" % (path, want, sorted(rows)))
+        changed = "[changed since recording] " + path
+        check(changed not in rows, "no row " + changed)
+
+        # another file of the same size at the path: a new inode
+        os.rename(path, path + ".old")
+        with open(path, "wb") as f:
+            f.write(b"\1" * NPAGES * PAGE)
+        rows = files_rows(data)
+        check(rows.get(changed) == want and path not in rows,
+              "replaced (inode %d, was %d): the row is %s %r; rows %r" %
+              (os.stat(path).st_ino, before.st_ino, changed, want,
+               sorted(rows)))
+
+        # the recorded file itself, cut to one page
+        os.replace(path + ".old", path)
+        os.truncate(path, PAGE)
+        rows = files_rows(data)
+        check(rows.get(changed) == want and path not in rows,
+              "cut to one page: the row is %s %r; rows %r" %
+              (changed, want, sorted(rows)))
+    sys.exit(lib.finish())
+
+
+if __name__ == "__main__":
+    main()
