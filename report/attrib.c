@@ -805,6 +805,22 @@ static void human(char *buf, size_t len, uint64_t bytes)
 	fmt_human(buf, len, (double)bytes);
 }
 
+/* The note on an image that is not ELF and was mapped executable or is
+ * not readable by all; it says how the file changed since the recording
+ * if it did (it may have been an ELF file without a build-id, rewritten
+ * in place). */
+static void note_not_elf(const struct attrib_img *im, struct strlist *notes)
+{
+	char *moved = imgcheck_moved(&im->rec, img_path(im));
+
+	strlist_add_notef(notes, NOTE_NOT_ELF, im->rec.path,
+			  "%s: not an ELF file%s%s (mapped executable or not "
+			  "readable by all): labelled by its path",
+			  im->rec.path, moved ? " now, " : "",
+			  moved ? moved : "");
+	free(moved);
+}
+
 void attrib_notes(struct attrib *a, struct strlist *notes)
 {
 	char vm[16], rss[16];
@@ -831,11 +847,7 @@ void attrib_notes(struct attrib *a, struct strlist *notes)
 				    im->rec.path, im->why, vm, rss);
 		}
 		if (im->state == IMG_NOTELF && im->notelf_odd)
-			strlist_add_notef(notes, NOTE_NOT_ELF, im->rec.path,
-					  "%s: not an ELF file (mapped "
-					  "executable or not readable by all): "
-					  "labelled by its path",
-					  im->rec.path);
+			note_not_elf(im, notes);
 		if (im->noseg_vm && im->noseg_rss) {
 			human(vm, sizeof(vm), im->noseg_vm);
 			human(rss, sizeof(rss), im->noseg_rss);

@@ -32,9 +32,10 @@ static char *check_build_id(const struct md_image *r, const struct elfimg *img)
 			 got[0] ? got : "(none)", want);
 }
 
-/* Compare path's device and inode, size and, if mtime, mtime with those r
- * has. */
-static char *check_stat(const struct md_image *r, const char *path, bool mtime)
+/* Compare path's device and inode and, if content, size and mtime with
+ * those r has. */
+static char *check_stat(const struct md_image *r, const char *path,
+			bool content)
 {
 	struct stat st;
 
@@ -44,11 +45,13 @@ static char *check_stat(const struct md_image *r, const char *path, bool mtime)
 	    (st.st_ino != r->ino || major(st.st_dev) != r->dev_major ||
 	     minor(st.st_dev) != r->dev_minor))
 		return xstrdup("not the same file (device or inode differs)");
+	if (!content)
+		return NULL;
 	if (r->size && (uint64_t)st.st_size != r->size)
 		return xasprintf("size %llu on disk, %llu recorded",
 				 (unsigned long long)st.st_size,
 				 (unsigned long long)r->size);
-	if (mtime && r->mtime_ns &&
+	if (r->mtime_ns &&
 	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec !=
 		r->mtime_ns)
 		return xstrdup("modified since it was recorded (mtime)");
@@ -67,13 +70,18 @@ char *imgcheck_not_elf(const struct md_image *r, const char *path)
 	if (r->build_id_len)
 		return xstrdup("not an ELF file now, an ELF file with a "
 			       "build-id when recorded");
-	/* not its mtime: a data file a process writes to through a shared
-	 * mapping (or with write(2)) gets a new one while it is recorded
-	 * and after, in the same inode at the same size; nothing inside a
-	 * file that is not ELF is labelled, so no label can be the wrong
-	 * file's. An ELF file truncated or replaced differs in size or
-	 * inode. */
+	/* the same file (device and inode), whatever its size and mtime: a
+	 * data file a process writes to through a shared mapping, or grows,
+	 * gets a new mtime or size while it is recorded and after. Nothing
+	 * inside a file that is not ELF is labelled, so its path is the
+	 * one label; imgcheck_moved() tells the note of a file that may
+	 * have been ELF (one without a build-id rewritten in place) */
 	return check_stat(r, path, false);
+}
+
+char *imgcheck_moved(const struct md_image *r, const char *path)
+{
+	return check_stat(r, path, true);
 }
 
 char *imgcheck_label(const char *prefix, const char *path)

@@ -23,12 +23,17 @@ char *imgcheck_verify(const struct md_image *r, const struct elfimg *img,
 		      const char *path);
 
 /* The same for a file at path that is not an ELF file (now): an image
- * recorded with a build-id was one, and the device and inode and size r
- * has must match, not its mtime (a data file written through a shared
- * mapping keeps its inode and size). Returns NULL if the file may be the
- * one recorded (a mapped file that never was ELF), else why not,
- * malloc'd. */
+ * recorded with a build-id was one; else only the device and inode r has
+ * must match, not its size or mtime (a data file written through a
+ * shared mapping, or grown, is still the file recorded). Returns NULL if
+ * the file may be the one recorded (a mapped file that never was ELF),
+ * else why not, malloc'd. */
 char *imgcheck_not_elf(const struct md_image *r, const char *path);
+
+/* How path's size or mtime differs from r's (device and inode too), or
+ * NULL if they match: for the note on a file that is not ELF now but was
+ * mapped executable (it may have been ELF). Caller frees. */
+char *imgcheck_moved(const struct md_image *r, const char *path);
 
 /* The label of every byte of an image that cannot be read: "PREFIX PATH"
  * ("[deleted] /tmp/x"), path without the " (deleted)" the kernel adds to

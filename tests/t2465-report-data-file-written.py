@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """`memsz report --by files`: a data file (not ELF) that a process writes
 to through a shared mapping keeps its path after the recording, though
-its mtime moved; one replaced by another file, or cut to another size,
-is "[changed since recording] PATH".
+its mtime moved, and so does one cut to another size (the same inode);
+one replaced by another file (a new inode) is "[changed since recording]
+PATH". A library without a build-id rewritten in place (not ELF now)
+keeps its path too, with a note saying how it changed.
 
 A process maps a 16-page file MAP_SHARED, writes every page and stops
 itself; `memsz record -p PID --duration 0` records it. Then, as a database
@@ -14,8 +16,8 @@ kernel's smaps Size and Rss of the mapping read while it was stopped (the
 build before labelled it "[changed since recording] PATH", which t3281
 met as a flake: its target's writes could move the mtime after a
 snapshot had seen it). The same recording, reported after the file was
-replaced by another of the same size (a new inode), and after it was
-cut to one page, has the row "[changed since recording] PATH".
+replaced by another of the same size, has the row "[changed since
+recording] PATH"; after the recorded file was cut to one page, the path.
 """
 import os
 import signal
@@ -61,6 +63,43 @@ def files_rows(data):
         label, vm, rss = ln.rsplit(",", 2)
         rows[label] = (int(vm), int(rss))
     return rows
+
+
+def elf_rewritten(tmp):
+    """A library without a build-id, mapped executable (ctypes loads it),
+    recorded, then rewritten in place at the same size with text: not
+    ELF now, the same inode. Its row keeps its path, and the note says
+    it is not an ELF file now and how it changed (its mtime)."""
+    lib_c, so = os.path.join(tmp, "x.c"), os.path.join(tmp, "libx.so")
+    with open(lib_c, "w") as f:
+        f.write("int x_value(void) { return 42; }\n")
+    lib.run_ok(["gcc", "-shared", "-fPIC", "-Wl,--build-id=none", "-o", so,
+                lib_c])
+    p = subprocess.Popen([sys.executable, "-c",
+                          "import ctypes, sys; ctypes.CDLL(sys.argv[1]); "
+                          "print('ready', flush=True); sys.stdin.read()",
+                          so], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        check(p.stdout.readline().strip() == "ready", "libx.so loaded")
+        data = os.path.join(tmp, "so.data")
+        lib.run_ok([MEMSZ, "record", "-o", data, "-p", str(p.pid),
+                    "--duration", "0"])
+    finally:
+        p.kill()
+        p.wait()
+    before = os.stat(so)
+    with open(so, "r+b") as f:
+        f.write(b"text " * (before.st_size // 5))
+    os.utime(so, ns=(before.st_atime_ns, before.st_mtime_ns + 10**9))
+    rows = files_rows(data)
+    check(so in rows and "[changed since recording] " + so not in rows,
+          "libx.so rewritten in place: the row is its path; rows %r" %
+          sorted(rows))
+    out = lib.run_ok([MEMSZ, "report", "-i", data, "--by", "files"]).stdout
+    note = ("%s: not an ELF file now, modified since it was recorded "
+            "(mtime)" % so)
+    check(note in out, "the note says: " + note)
 
 
 def disk_dir():
@@ -132,13 +171,14 @@ def main():
               (os.stat(path).st_ino, before.st_ino, changed, want,
                sorted(rows)))
 
-        # the recorded file itself, cut to one page
+        # the recorded file itself, cut to one page: still the file
         os.replace(path + ".old", path)
         os.truncate(path, PAGE)
         rows = files_rows(data)
-        check(rows.get(changed) == want and path not in rows,
-              "cut to one page: the row is %s %r; rows %r" %
-              (changed, want, sorted(rows)))
+        check(rows.get(path) == want and changed not in rows,
+              "cut to one page (the same inode): the row is %s %r; rows %r"
+              % (path, want, sorted(rows)))
+        elf_rewritten(tmp)
     sys.exit(lib.finish())
 
 
