@@ -2,7 +2,7 @@
 /* buildid.c — the build-id of an ELF file read with pread alone (see
  * elf_build_id_read() in elfimg.h): its note sections, else its note
  * segments, each area bounded. Moved out of elfimg.c, which opens the
- * image with libelf and takes the build-id from here (build_id_scan()).
+ * image with libelf and takes the build-id from here (elf_build_id_scan()).
  */
 #include "config.h"
 
@@ -21,7 +21,7 @@
  * million section headers may all name the same MiB of notes, and read
  * each time that was a TiB for a 65 MB file. */
 #define NOTES_MAX_BYTES (1u << 20)
-/* Bytes of an ELF file read with its header (build_id_scan): a page. */
+/* Bytes of an ELF file read with its header (elf_build_id_scan): a page. */
 #define HEAD_BYTES 4096u
 /* Header tables larger than this (a million 64-byte section headers) are
  * not read, for the same reason. */
@@ -61,7 +61,7 @@ static int notes_build_id(const unsigned char *p, uint64_t size, uint64_t align,
 	return 0;
 }
 
-/* Where build_id_scan() looks: the header tables of the ELF file as its
+/* Where elf_build_id_scan() looks: the header tables of the ELF file as its
  * ELF header gives them (a count is 0 when the table is unusable). */
 struct note_tables {
 	bool is64, be;
@@ -110,7 +110,7 @@ static unsigned char *pread_table(int fd, const unsigned char *head,
 	unsigned char *buf;
 	uint64_t end;
 
-	if (!n || table_end(off, n, entsize, &end) || end > INT64_MAX ||
+	if (!n || elf_table_end(off, n, entsize, &end) || end > INT64_MAX ||
 	    n * entsize > HDR_TABLE_MAX_BYTES)
 		return NULL;
 	buf = xmalloc(n * entsize);
@@ -218,7 +218,7 @@ static int table_build_id(int fd, const struct note_tables *nt, bool sections,
 /* The build-id of the ELF file open on fd: the first NT_GNU_BUILD_ID note
  * of its SHT_NOTE sections, else of its PT_NOTE segments (sstrip'ed
  * files). See elf_build_id_read(); cut as in notes_build_id(). */
-int build_id_scan(int fd, uint8_t *id, size_t max, bool cut)
+int elf_build_id_scan(int fd, uint8_t *id, size_t max, bool cut)
 {
 	struct note_tables nt = {0};
 	uint64_t budget = NOTES_MAX_BYTES; /* for all note areas together */
@@ -234,5 +234,5 @@ int build_id_scan(int fd, uint8_t *id, size_t max, bool cut)
 
 int elf_build_id_read(int fd, uint8_t *id, size_t max)
 {
-	return build_id_scan(fd, id, max, true);
+	return elf_build_id_scan(fd, id, max, true);
 }

@@ -733,9 +733,9 @@ static struct elfimg *dwarf_image(struct elfimg *img,
 {
 	struct elfimg *d = NULL;
 
-	if (has_dwarf(img))
+	if (elf_has_dwarf(img))
 		d = img;
-	else if (img->debug && has_dwarf(img->debug))
+	else if (img->debug && elf_has_dwarf(img->debug))
 		d = img->debug;
 
 	if (stats) {
@@ -762,7 +762,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	c.dimg = dwarf_image(img, stats);
 	if (!c.dimg)
 		return 0;
-	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img, &z, &c.alt);
+	c.dbg = elf_dwarf_open(c.dimg, cus, c.dimg == img, &z, &c.alt);
 	if (!c.dbg) {
 		if (stats)
 			elf_dwarf_refused_stats(stats, &z);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* dwopen.c — libdw opened on an image for compileunits or inlines (see
- * dwarf_open() in elfpriv.h): the DWARF sections neither reads hidden
+ * elf_dwarf_open() in elfpriv.h): the DWARF sections neither reads hidden
  * from libdw, what it would inflate bounded. Moved out of dwarf.c, which
  * walks the units.
  */
@@ -104,8 +104,8 @@ static bool linked_refused(struct elf_zclaim *z, uint64_t in, uint64_t out)
  * (of dimg, its dwz file and its .dwo files) is past dwarf.h's bound:
  * then *z says what the compressed sections claim (else it is 0), and
  * nothing past the bound was inflated. */
-Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
-		  struct elf_zclaim *z, struct elf_dwalt *alt)
+Dwarf *elf_dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
+		      struct elf_zclaim *z, struct elf_dwalt *alt)
 {
 	struct elf_hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
 	size_t n = hide_unread(dimg, h, cus, line_raw);
@@ -169,7 +169,7 @@ Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
  * its GNU-compressed form, .zdebug_info (gcc -gz=zlib-gnu, objcopy
  * --compress-debug-sections=zlib-gnu), which libdw reads through libelf's
  * elf_compress_gnu(). */
-bool has_dwarf(const struct elfimg *img)
+bool elf_has_dwarf(const struct elfimg *img)
 {
 	static const char *const names[] = {".debug_info", ".zdebug_info"};
 

@@ -43,7 +43,7 @@ struct rawhdr {
 };
 
 /* end = off + n * entsize, checked: -1 on overflow. */
-int table_end(uint64_t off, uint64_t n, uint64_t entsize, uint64_t *end)
+int elf_table_end(uint64_t off, uint64_t n, uint64_t entsize, uint64_t *end)
 {
 	if (entsize && n > UINT64_MAX / entsize)
 		return -1;
@@ -121,7 +121,7 @@ static int check_shdr_table(int fd, uint64_t fsize, struct rawhdr *h)
 	}
 	if (h->shentsize != shsz)
 		return -MEMSZ_EBADSHDR;
-	if (table_end(h->shoff, MAX(h->shnum, 1), shsz, &end))
+	if (elf_table_end(h->shoff, MAX(h->shnum, 1), shsz, &end))
 		return -MEMSZ_EBADSHDR;
 	if (end > fsize)
 		return -MEMSZ_ETRUNC;
@@ -136,7 +136,7 @@ static int check_shdr_table(int fd, uint64_t fsize, struct rawhdr *h)
 		h->shstrndx = ELF_FIELD(s0, is64, Shdr, sh_link, h->be);
 	if (h->phnum == PN_XNUM)
 		h->phnum = ELF_FIELD(s0, is64, Shdr, sh_info, h->be);
-	if (table_end(h->shoff, h->shnum, shsz, &end))
+	if (elf_table_end(h->shoff, h->shnum, shsz, &end))
 		return -MEMSZ_EBADSHDR;
 	if (end > fsize)
 		return -MEMSZ_ETRUNC;
@@ -171,7 +171,7 @@ static int read_rawhdr(int fd, uint64_t fsize, struct rawhdr *h)
 	if (h->phnum) {
 		if (h->phentsize != phsz)
 			return -MEMSZ_EBADPHDR;
-		if (table_end(h->phoff, h->phnum, phsz, &end))
+		if (elf_table_end(h->phoff, h->phnum, phsz, &end))
 			return -MEMSZ_EBADPHDR;
 		if (end > fsize)
 			return -MEMSZ_ETRUNC;
@@ -548,7 +548,8 @@ int elfimg_open_fd(int fd, const char *path, bool debug, struct elfimg **out)
 		goto out_free;
 	if (img->type == ET_REL)
 		layout_relocatable(img);
-	ret = build_id_scan(fd, img->build_id, sizeof(img->build_id), false);
+	ret =
+	    elf_build_id_scan(fd, img->build_id, sizeof(img->build_id), false);
 	img->build_id_len = ret > 0 ? ret : 0;
 	read_debuglink(img, priv->elf);
 	*out = img;

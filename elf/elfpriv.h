@@ -217,7 +217,7 @@ struct elf_dwref {
 	char *path;
 };
 /* What the compressed DWARF of an image claims (dwopen.c's
- * dwarf_open()). */
+ * elf_dwarf_open()). */
 struct elf_zclaim {
 	uint64_t in, out;     /* compressed bytes, inflated bytes claimed */
 	bool linked;	      /* with its dwz and .dwo files' */
@@ -300,11 +300,11 @@ void elf_dwarf_claim_dwos(struct elfimg *img, struct Dwarf *dbg, uint64_t *in,
 /* dwarf_begin_elf() on dimg without the DWARF sections compileunits
  * (cus) or inlines never read, within dwarf.h's bound, z and alt as
  * elf/dwopen.c says; NULL if not read. Used by dwarf.c. */
-struct Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
-			 struct elf_zclaim *z, struct elf_dwalt *alt);
+struct Dwarf *elf_dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
+			     struct elf_zclaim *z, struct elf_dwalt *alt);
 /* Whether img holds DWARF units (.debug_info or .zdebug_info with
  * bytes; elf/dwopen.c). */
-bool has_dwarf(const struct elfimg *img);
+bool elf_has_dwarf(const struct elfimg *img);
 /* Free what elf_dwarf_inflate() handed to libelf, and what
  * elf_dwarf_claim() kept: once priv->elf is ended. */
 void elf_dwarf_inflated_free(struct elfimg_priv *priv);
@@ -327,11 +327,11 @@ unsigned char *elfimg_section_read(struct elfimg *img, size_t i);
 int elf_file_crc32(int fd, uint32_t *out);
 
 /* end = off + n * entsize, checked: -1 on overflow (elf/elfimg.c). */
-int table_end(uint64_t off, uint64_t n, uint64_t entsize, uint64_t *end);
+int elf_table_end(uint64_t off, uint64_t n, uint64_t entsize, uint64_t *end);
 /* The build-id of the ELF file open on fd into id, as
  * elf_build_id_read() reads it; one longer than max is cut to max bytes
  * if cut, else skipped (elf/buildid.c). */
-int build_id_scan(int fd, uint8_t *id, size_t max, bool cut);
+int elf_build_id_scan(int fd, uint8_t *id, size_t max, bool cut);
 
 /* A window of an image's file bytes read with pread (elf/elfraw.c): the
  * parts of a large section read in order, without libelf's copy of the

@@ -42,7 +42,7 @@ from memsz_testlib import MEMSZ, PAGE, check  # noqa: E402
 MIB = 1 << 20
 GIB = 1 << 30
 STRIPE = 2 * MIB
-# record/snap_int.h CGQ_MAX and record/snap_kpage.c CGQ_PARALLEL_MIN, in
+# record/snap_int.h CGQ_MAX and record/snap_keys.c KEYS_PARALLEL_MIN, in
 # pages
 CGQ_MAX = 1 << 20
 CGQ_PARALLEL_MIN = 1 << 16
