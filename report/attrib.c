@@ -814,10 +814,9 @@ static void note_not_elf(const struct attrib_img *im, struct strlist *notes)
 	char *moved = imgcheck_moved(&im->rec, img_path(im));
 
 	strlist_add_notef(notes, NOTE_NOT_ELF, im->rec.path,
-			  "%s: not an ELF file%s%s (mapped executable or not "
-			  "readable by all): labelled by its path",
-			  im->rec.path, moved ? " now, " : "",
-			  moved ? moved : "");
+			  "%s: not an ELF file (mapped executable or not "
+			  "readable by all): labelled by its path%s%s",
+			  im->rec.path, moved ? "; " : "", moved ? moved : "");
 	free(moved);
 }
 

@@ -97,7 +97,8 @@ def elf_rewritten(tmp):
           "libx.so rewritten in place: the row is its path; rows %r" %
           sorted(rows))
     out = lib.run_ok([MEMSZ, "report", "-i", data, "--by", "files"]).stdout
-    note = ("%s: not an ELF file now, modified since it was recorded "
+    note = ("%s: not an ELF file (mapped executable or not readable by "
+            "all): labelled by its path; modified since it was recorded "
             "(mtime)" % so)
     check(note in out, "the note says: " + note)
 
