@@ -321,6 +321,93 @@ static void test_full_tmpfs(void **state)
 	(void)state;
 }
 
+/* In a child: a mapping record of 64 runs written directly (not batched)
+ * after a snapshot's BEGIN, under a file size limit k bytes past the end
+ * of the BEGIN. res: the write's return, the file's size before it and
+ * after it. */
+static void cut_mapping_at(const char *path, long k, long res[3])
+{
+	static struct md_run many[64];
+	struct md_snap_begin b = {.pid = 1, .nmappings = 1};
+	struct md_snap_mapping m = {
+	    .start = 0x100000,
+	    .end = 0x100000 + 256 * 4096,
+	    .flags = 2,
+	    .image_id = UINT32_MAX,
+	    .name = "[heap]",
+	    .runs = many,
+	    .nruns = 64,
+	};
+	struct rlimit rl;
+	struct md_writer *w;
+	struct stat st;
+
+	/* every other 2-page run present, with mapcounts that differ */
+	for (int i = 0; i < 64; i++)
+		many[i] = (struct md_run){.vaddr = m.start + i * 4 * 4096,
+					  .npages = 2,
+					  .flags = MD_PG_PRESENT,
+					  .mapcount = 1 + i % 5};
+	signal(SIGXFSZ, SIG_IGN);
+	if (md_writer_open(path, &w) || md_write_snap_begin(w, &b) ||
+	    stat(md_writer_temp_path(w), &st))
+		_exit(1);
+	res[1] = st.st_size;
+	rl = (struct rlimit){st.st_size + k, st.st_size + k};
+	if (setrlimit(RLIMIT_FSIZE, &rl))
+		_exit(1);
+	res[0] = md_write_mapping(w, &m);
+	if (stat(md_writer_temp_path(w), &st))
+		_exit(1);
+	res[2] = st.st_size;
+	md_writer_close(w);
+}
+
+/* A mapping record cut by a full disk at any byte (within its fields,
+ * at the end of its fields where its page states start, within those,
+ * before its padding) is cut off again: the file ends where the record
+ * began. The page states are written from the encoder's stream after the
+ * fields (md_rec_commit_tail), so a cut between the two must count the
+ * fields as written. */
+static void test_record_cut_anywhere(void **state)
+{
+	char *path = tpath("cut.data");
+	long res[3] = {0}, k, cuts = 0;
+
+	for (k = 1;; k++) {
+		int status, pipefd[2];
+		pid_t pid;
+
+		assert_int_equal(pipe(pipefd), 0);
+		pid = fork();
+		if (pid == 0) {
+			cut_mapping_at(path, k, res);
+			if (write(pipefd[1], res, sizeof(res)) != sizeof(res))
+				_exit(1);
+			_exit(0);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_int_equal(WEXITSTATUS(status), 0);
+		assert_int_equal(read(pipefd[0], res, sizeof(res)),
+				 sizeof(res));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		if (res[0] == 0)
+			break; /* the whole record fits under k */
+		assert_int_equal(res[0], -EFBIG);
+		/* the partial record cut off: the size before it */
+		assert_int_equal(res[2], res[1]);
+		cuts++;
+		assert_true(k < 1 << 20);
+	}
+	/* the record (fields, page states, padding) needed k bytes: every
+	 * limit below it was a cut */
+	assert_int_equal(cuts, k - 1);
+	assert_true(k > 64);
+	free(path);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +416,7 @@ int main(void)
 	    cmocka_unit_test(test_dev_full),
 	    cmocka_unit_test(test_fsize_limit),
 	    cmocka_unit_test(test_full_tmpfs),
+	    cmocka_unit_test(test_record_cut_anywhere),
 	};
 
 	return test_run_group(tests, datafile_setup, datafile_teardown);
