@@ -1407,6 +1407,16 @@ def smaps_mapping(pid, path):
     return cur
 
 
+def block_device_dir(*dirs):
+    """The first of dirs on a block device (not tmpfs or another file
+    system of device major 0), or None: where a test's files must be page
+    cache of a disk, or have a device and inode memsz records."""
+    for d in dirs:
+        if os.major(os.stat(d).st_dev) != 0:
+            return d
+    return None
+
+
 def fincore_bytes(path):
     """The bytes of path in the page cache, as fincore says (None
     without fincore)."""

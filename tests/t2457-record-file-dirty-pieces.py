@@ -140,9 +140,9 @@ def compare(pid, regions, data, who):
 def main():
     if os.geteuid() != 0:
         lib.skip("needs root: page sharing needs PFNs (CAP_SYS_ADMIN)")
-    base = "/var/tmp"
-    if os.major(os.stat(base).st_dev) == 0:
-        lib.skip(f"{base} has no block device: no cachestat(2) is asked")
+    base = lib.block_device_dir("/var/tmp")
+    if base is None:
+        lib.skip("/var/tmp has no block device: no cachestat(2) is asked")
     with tempfile.TemporaryDirectory(prefix="memsz-t2457.", dir=base) as d:
         p = subprocess.Popen([sys.executable, "-c", WORKLOAD, d, str(PAGE)],
                              stdout=subprocess.PIPE, text=True,

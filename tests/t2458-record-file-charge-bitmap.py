@@ -243,9 +243,9 @@ def rounds(d, a, b, tmp):
 def main():
     if os.geteuid() != 0:
         lib.skip("making a cgroup and reading PFNs need root")
-    base = "/var/tmp"
-    if os.major(os.stat(base).st_dev) == 0:
-        lib.skip(f"{base} has no block device (tmpfs pages are not clean)")
+    base = lib.block_device_dir("/var/tmp")
+    if base is None:
+        lib.skip("/var/tmp has no block device (tmpfs pages are not clean)")
     with tempfile.TemporaryDirectory(prefix="memsz-t2458-") as tmp, \
             tempfile.TemporaryDirectory(prefix="memsz-t2458.",
                                         dir=base) as d, \

@@ -108,11 +108,9 @@ def disk_dir():
     directory, else the current one (the build tree). A file on tmpfs
     (major 0) has no device, inode, size or mtime memsz checks, so there
     the test could not fail."""
-    for d in (tempfile.gettempdir(), os.getcwd()):
-        if os.major(os.stat(d).st_dev) != 0:
-            return d
-    return lib.skip("neither %s nor %s is on a block device" %
-                    (tempfile.gettempdir(), os.getcwd()))
+    d = lib.block_device_dir(tempfile.gettempdir(), os.getcwd())
+    return d or lib.skip("neither %s nor %s is on a block device" %
+                         (tempfile.gettempdir(), os.getcwd()))
 
 
 def main():
