@@ -9,12 +9,13 @@ under the old process's name. With pid_max at 32768 (the kernel's
 default), a busy machine hands a pid out again within seconds.
 
 Without timing, in a pid namespace of its own (so that no other process
-takes the pid): processes A and C in a new cgroup are recorded; once a
-snapshot is written, A is killed and reaped, the namespace's ns_last_pid
-set so that the next process B gets A's pid, and B (outside the cgroup)
-dirties 64 MiB. Two snapshots (of C) later the recording is stopped: the
-pid must have no snapshot of B's memory (the ground truth: B's smaps Rss,
-and A's), and C must still be recorded.
+takes the pid): processes A (stopped: its Rss stays as read) and C in a
+new cgroup are recorded; once a snapshot is written, A is killed and
+reaped, the namespace's ns_last_pid set so that the next process B gets
+A's pid, and B (outside the cgroup) dirties 64 MiB. Two snapshots (of
+C) later the recording is stopped: the pid must have no snapshot of B's
+memory (the ground truth: B's smaps Rss, and A's), and C must still be
+recorded.
 """
 import os
 import shutil
@@ -66,6 +67,11 @@ def inner(tmp):
         for p in (a, c):
             with open(os.path.join(cg, "cgroup.procs"), "w") as f:
                 f.write(str(p.pid))
+        # A stopped before its Rss is read: Popen returns at cat's exec,
+        # before the loader has mapped and touched libc (its Rss is then
+        # a page or two, 1.7 MiB once started), and the recording's A
+        # would be more than a MiB above a_rss; stopped, it stays as read
+        lib.stopped(a.pid)
         a_rss = lib.smaps_rollup(a.pid)["Rss"]
         data = os.path.join(tmp, "r.data")
         rec = subprocess.Popen([MEMSZ, "record", "-o", data, "-G", cg,
