@@ -439,7 +439,7 @@ lane_slow(const struct sweepctx *x, const uint8_t *q, const uint8_t *wend,
 		ref = len && x86_insn_target(&in, addr, x->abs, &r.t);
 	}
 	r.len = len ? (uint32_t)len : 1;
-	r.ref = ref;
+	r.ref = ref ? X86_REF : 0;
 	r.ok = true;
 	return r;
 }
@@ -448,7 +448,9 @@ lane_slow(const struct sweepctx *x, const uint8_t *q, const uint8_t *wend,
  * other (the decoding of one instruction waits for the length of the one
  * before; the lanes' instructions do not). Every instruction writes its
  * [address, target] at its lane's out, which moves on only if it makes a
- * reference: no branch depends on the instruction but the table's miss. */
+ * reference (by the answer's ref, X86_REF bytes: one pair, no shift): no
+ * branch depends on the instruction but the table's miss. */
+_Static_assert(X86_REF == sizeof(uint64_t[2]), "x86_ref.ref steps one pair");
 static inline __attribute__((always_inline)) void
 lanes_run(const struct sweepctx *x, struct lane *lp, size_t nl, bool abs)
 {
@@ -470,7 +472,7 @@ lanes_run(const struct sweepctx *x, struct lane *lp, size_t nl, bool abs)
 				d = lane_slow(x, q, l[k].wend, addr);
 			(*l[k].out)[0] = addr;
 			(*l[k].out)[1] = d.t;
-			l[k].out += d.ref;
+			l[k].out = (uint64_t(*)[2])((char *)l[k].out + d.ref);
 			l[k].q += d.len;
 		}
 	}
