@@ -168,7 +168,7 @@ struct x86_ref {
 static inline __attribute__((always_inline)) struct x86_ref
 x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
 {
-	unsigned v, sh, e, sib5, w8;
+	unsigned v, sh, e, more, sib5, w8;
 	uint64_t w, ws, rip_t, sib_t, imm_t;
 	struct x86_ref r;
 	size_t at;
@@ -184,10 +184,12 @@ x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
 	e = (&x86_fast_tab[0][0][0])[(size_t)(v >> X86P_PAGE) << 16 |
 				     __builtin_bswap16((uint16_t)ws)];
 	/* 4 more bytes: a disp32 for SIB base 5, or a MOV's imm64 (never
-	 * both: X86_W4 is for opcodes without ModRM) */
-	sib5 = (e >> 5) & (((ws >> 16) & 7) == 5);
-	w8 = (e >> 6) & (v >> 2);
-	r.len = (v & X86P_SH) + (e & X86_LEN) + 4 * ((sib5 | w8) & 1);
+	 * both: X86_W4 is for opcodes without ModRM). more: the entry's
+	 * X86_SIB0 bit if the SIB base is 5, its X86_W4 bit if REX.W is set
+	 * (X86P_W moved to X86_W4's place): one test for both */
+	more = e & ((unsigned)(((ws >> 16) & 7) == 5) * X86_SIB0 |
+		    (v & X86P_W) * (X86_W4 / X86P_W));
+	r.len = (v & X86P_SH) + (e & X86_LEN) + (more ? 4 : 0);
 	r.ok = (e & X86_LEN) != 0;
 	at = (v & X86P_SH) + 2; /* after the ModRM byte */
 	rip_t = addr + r.len + (uint64_t)x86_get_s32(p + at);
@@ -199,8 +201,8 @@ x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
 	/* position-dependent: RIP-relative, else a disp32 without base
 	 * (not behind FS or GS), else a MOV's immediate
 	 * (x86_insn_target()'s order) */
-	sib5 &= ~(v >> 3) & 1;
-	w8 &= 1;
+	sib5 = (more & X86_SIB0) && !(v & X86P_FS);
+	w8 = (more & X86_W4) != 0;
 	sib_t = (uint64_t)x86_get_s32(p + at + 1);
 	/* the immediate ends the instruction: read from 0 when there is
 	 * none, so that no byte before p is read */
