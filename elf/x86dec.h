@@ -121,8 +121,9 @@ extern const uint8_t x86_fast_tab[X86_PAGES][256][256];
 uint8_t x86_pre_entry(unsigned b0, unsigned b1);
 uint8_t x86_fast_entry(unsigned page, unsigned op, unsigned m);
 
-/* x86_decode_ref() where x86_decode_tab() gives no answer: by
- * x86_decode_fast() and x86_insn_target(). */
+/* x86_decode_ref() where x86_decode_tab() gives no answer: a padding
+ * NOP told by its bytes (no reference), else by x86_decode_fast() and
+ * x86_insn_target(). */
 size_t x86_decode_ref_slow(const uint8_t *p, size_t n, uint64_t addr, bool abs,
 			   bool *ref, uint64_t *t);
 
