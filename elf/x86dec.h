@@ -121,8 +121,9 @@ extern const uint8_t x86_fast_tab[X86_PAGES][256][256];
 uint8_t x86_pre_entry(unsigned b0, unsigned b1);
 uint8_t x86_fast_entry(unsigned page, unsigned op, unsigned m);
 
-/* x86_decode_ref() where x86_decode_tab() gives no answer: by
- * x86_decode_fast() and x86_insn_target(). */
+/* x86_decode_ref() where x86_decode_tab() gives no answer: a padding
+ * NOP told by its bytes (no reference), else by x86_decode_fast() and
+ * x86_insn_target(). */
 size_t x86_decode_ref_slow(const uint8_t *p, size_t n, uint64_t addr, bool abs,
 			   bool *ref, uint64_t *t);
 
@@ -144,13 +145,19 @@ static inline uint64_t x86_get_u64(const uint8_t *p)
 }
 
 /* x86_decode_tab()'s answer: the instruction's length and whether it
- * names an address (ref), that address then in t; none at all (not ok)
- * where the table does not answer. 16 bytes: returned in registers. */
+ * names an address (ref: X86_REF if so, else 0), that address then in t;
+ * none at all (not ok) where the table does not answer. 16 bytes:
+ * returned in registers. */
 struct x86_ref {
 	uint64_t t;
 	uint32_t len;
-	bool ok, ref;
+	uint8_t ok, ref;
 };
+/* x86_ref.ref of an instruction that names an address: the table's
+ * X86_RIP bit as it is, so that position-independent code's answer
+ * costs no shift (the sweep moves its output on by ref: the size of
+ * a [instruction, target] pair is X86_REF bytes) */
+#define X86_REF X86_RIP
 
 /* x86_decode_ref() of an instruction with X86_FAST_READ bytes available
  * at p, from its table entry alone: not ok where the entry gives no
@@ -162,8 +169,8 @@ struct x86_ref {
 static inline __attribute__((always_inline)) struct x86_ref
 x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
 {
-	unsigned v, sh, e, sib5, w8;
-	uint64_t w, rip_t, sib_t, imm_t;
+	unsigned v, sh, e, more, sib5, w8;
+	uint64_t w, ws, rip_t, sib_t, imm_t;
 	struct x86_ref r;
 	size_t at;
 
@@ -174,32 +181,35 @@ x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
 	v = (&x86_pre_tab[0][0])[__builtin_bswap16((uint16_t)w)];
 	sh = (v & X86P_SH) * 8;
 	/* the opcode and the byte after it, swapped into one index */
+	ws = w >> sh;
 	e = (&x86_fast_tab[0][0][0])[(size_t)(v >> X86P_PAGE) << 16 |
-				     __builtin_bswap16((uint16_t)(w >> sh))];
+				     __builtin_bswap16((uint16_t)ws)];
 	/* 4 more bytes: a disp32 for SIB base 5, or a MOV's imm64 (never
-	 * both: X86_W4 is for opcodes without ModRM) */
-	sib5 = (e >> 5) & (((w >> (sh + 16)) & 7) == 5);
-	w8 = (e >> 6) & (v >> 2);
-	r.len = (v & X86P_SH) + (e & X86_LEN) + 4 * ((sib5 | w8) & 1);
-	r.ok = e & X86_LEN;
+	 * both: X86_W4 is for opcodes without ModRM). more: the entry's
+	 * X86_SIB0 bit if the SIB base is 5, its X86_W4 bit if REX.W is set
+	 * (X86P_W moved to X86_W4's place): one test for both */
+	more = e & ((unsigned)(((ws >> 16) & 7) == 5) * X86_SIB0 |
+		    (v & X86P_W) * (X86_W4 / X86P_W));
+	r.len = (v & X86P_SH) + (e & X86_LEN) + (more ? 4 : 0);
+	r.ok = (e & X86_LEN) != 0;
 	at = (v & X86P_SH) + 2; /* after the ModRM byte */
 	rip_t = addr + r.len + (uint64_t)x86_get_s32(p + at);
 	if (!abs) {
-		r.ref = e & X86_RIP;
+		r.ref = e & X86_REF;
 		r.t = rip_t;
 		return r;
 	}
 	/* position-dependent: RIP-relative, else a disp32 without base
 	 * (not behind FS or GS), else a MOV's immediate
 	 * (x86_insn_target()'s order) */
-	sib5 &= ~(v >> 3) & 1;
-	w8 &= 1;
+	sib5 = (more & X86_SIB0) && !(v & X86P_FS);
+	w8 = (more & X86_W4) != 0;
 	sib_t = (uint64_t)x86_get_s32(p + at + 1);
 	/* the immediate ends the instruction: read from 0 when there is
 	 * none, so that no byte before p is read */
 	at = e & X86_MOVI ? r.len - (w8 ? 8 : 4) : 0;
 	imm_t = w8 ? x86_get_u64(p + at) : (uint64_t)x86_get_s32(p + at);
-	r.ref = (e & (X86_RIP | X86_MOVI)) || sib5;
+	r.ref = (e & (X86_RIP | X86_MOVI)) || sib5 ? X86_REF : 0;
 	r.t = e & X86_RIP ? rip_t : sib5 ? sib_t : imm_t;
 	return r;
 }
@@ -218,7 +228,7 @@ x86_decode_ref(const uint8_t *p, size_t n, uint64_t addr, bool abs, bool *ref,
 	if (n >= X86_FAST_READ) {
 		r = x86_decode_tab(p, addr, abs);
 		if (r.ok) {
-			*ref = r.ref;
+			*ref = r.ref != 0;
 			*t = r.t;
 			return r.len;
 		}

@@ -421,8 +421,9 @@ struct lane {
 };
 
 /* The instruction at q (its window ending at wend, at VM address addr),
- * where x86_decode_tab() gives no answer: by x86_decode_fast() or Zydis
- * (its length 1 if it cannot be decoded). Out of line: 3 % of the
+ * where x86_decode_tab() gives no answer: by x86_decode_ref_slow() (a
+ * padding NOP or x86_decode_fast()) or Zydis (its length 1 if it cannot
+ * be decoded). Out of line: 3 % of the
  * instructions. */
 static __attribute__((noinline)) struct x86_ref
 lane_slow(const struct sweepctx *x, const uint8_t *q, const uint8_t *wend,
@@ -439,16 +440,19 @@ lane_slow(const struct sweepctx *x, const uint8_t *q, const uint8_t *wend,
 		ref = len && x86_insn_target(&in, addr, x->abs, &r.t);
 	}
 	r.len = len ? (uint32_t)len : 1;
-	r.ref = ref;
+	r.ref = ref ? X86_REF : 0;
 	r.ok = true;
 	return r;
 }
+
+_Static_assert(X86_REF == sizeof(uint64_t[2]), "x86_ref.ref steps one pair");
 
 /* XREF_CHUNK instructions of each of the nl lanes l, one lane after the
  * other (the decoding of one instruction waits for the length of the one
  * before; the lanes' instructions do not). Every instruction writes its
  * [address, target] at its lane's out, which moves on only if it makes a
- * reference: no branch depends on the instruction but the table's miss. */
+ * reference (by the answer's ref, X86_REF bytes: one pair, no shift): no
+ * branch depends on the instruction but the table's miss. */
 static inline __attribute__((always_inline)) void
 lanes_run(const struct sweepctx *x, struct lane *lp, size_t nl, bool abs)
 {
@@ -470,7 +474,7 @@ lanes_run(const struct sweepctx *x, struct lane *lp, size_t nl, bool abs)
 				d = lane_slow(x, q, l[k].wend, addr);
 			(*l[k].out)[0] = addr;
 			(*l[k].out)[1] = d.t;
-			l[k].out += d.ref;
+			l[k].out = (uint64_t(*)[2])((char *)l[k].out + d.ref);
 			l[k].q += d.len;
 		}
 	}

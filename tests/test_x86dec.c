@@ -438,7 +438,7 @@ static void test_prefix_runs(void **state)
 static void test_picked(void **state)
 {
 	static const struct {
-		uint8_t b[15];
+		uint8_t b[24];
 		size_t n; /* bytes given */
 	} cases[] = {
 	    /* 66 REX.W C7: REX.W wins, the immediate stays 4 bytes */
@@ -494,6 +494,12 @@ static void test_picked(void **state)
 	    {{0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
 	      0x66, 0x66, 0x66, 0x90},
 	     15},
+	    /* padding NOPs (pad_nop_len): 66 2E 0F 1F 84 00 disp32 cut
+	     * after its SIB byte; behind 13 66s, 21 bytes: too long */
+	    {{0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00}, 6},
+	    {{0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
+	      0x66, 0x66, 0x0f, 0x1f, 0x84, 0x00, 0,	0,    0,    0},
+	     21},
 	};
 	long fast = 0;
 
