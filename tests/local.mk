@@ -344,6 +344,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2475-record-attach-churn.py \
 	tests/t2476-record-sideband-stopped.py \
 	tests/t2477-record-faults-mlock-limit.py \
+	tests/t2478-report-diff-image-kind.py \
 	tests/t2480-record-pid-repeated.py \
 	tests/t2481-record-guard-regions.py \
 	tests/t2482-record-swap-areas-many.py \
