@@ -95,9 +95,11 @@ const struct opts_cmd diff_cmd = {
 	     "(NEW - OLD); rows only in NEW are marked [new], rows only in\n"
 	     "OLD [gone], and rows equal on both sides are left out (the\n"
 	     "footer says how many). Notes say when an image has a new\n"
-	     "build-id, or changed without one; under files, a library\n"
-	     "changed since OLD was recorded is compared with NEW's row\n"
-	     "of its build-id, else with its path.\n",
+	     "build-id, or changed without one, and when a file recorded\n"
+	     "as not ELF on both sides (a data file) changed, or was ELF\n"
+	     "on one side only; under files, a library changed since OLD\n"
+	     "was recorded is compared with NEW's row of its build-id,\n"
+	     "else with its path.\n",
     .opts = diff_opts,
     .col = VIEW_HELP_COL,
 };

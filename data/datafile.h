@@ -90,6 +90,8 @@ enum md_rec_type {
 	MD_REC_MACHINE = 20,	 /* the machine's memory at a moment: meminfo,
 				    slabinfo and (record -a --frame-walk) a
 				    walk of every page frame */
+	MD_REC_IMAGE_KIND = 21,	 /* whether the file of an IMAGE record was
+				    ELF when recorded */
 	MD_REC__COUNT
 };
 
@@ -157,6 +159,17 @@ struct md_run {
 	uint32_t reserved;
 };
 
+/* What a mapped file was when it was recorded (an IMAGE_KIND record):
+ * the recorder reads each file's first bytes for its build-id. */
+enum md_image_kind {
+	MD_IMAGE_UNKNOWN = 0, /* not read (no IMAGE_KIND record: a file memsz
+				 could not open or not a regular file, or a
+				 recording older than IMAGE_KIND records) */
+	MD_IMAGE_ELF = 1,     /* an ELF file (its magic and class) */
+	MD_IMAGE_NOT_ELF = 2, /* a regular file that is not ELF: data */
+	MD_IMAGE__COUNT
+};
+
 /* Decoded records, as the reader hands them out. Strings and arrays are
  * borrowed from the reader and valid until the next md_read_next(). */
 struct md_image {
@@ -169,6 +182,17 @@ struct md_image {
 	const char *path;      /* path as the process sees it */
 	const char *open_path; /* where memsz could open it at record
 				  time ("/proc/PID/root/..."), or "" */
+	uint32_t kind;	       /* enum md_image_kind: not a field of the IMAGE
+				  record (the reader leaves it 0) but of the
+				  IMAGE_KIND record after it, which readers join to
+				  their image; md_write_image() writes that record
+				  too when kind is known */
+};
+
+/* An IMAGE_KIND record: the kind of the image of IMAGE record id. */
+struct md_image_kind_rec {
+	uint32_t id;
+	uint32_t kind; /* enum md_image_kind, never MD_IMAGE_UNKNOWN */
 };
 
 struct md_mmap2 {
@@ -420,6 +444,7 @@ struct md_record {
 			       record (not a field of the file) */
 	union {
 		struct md_image image;
+		struct md_image_kind_rec image_kind;
 		struct md_mmap2 mmap2; /* MMAP2 and MUNMAP */
 		struct md_task task;   /* COMM FORK EXIT CMDLINE */
 		struct md_lost lost;
@@ -518,6 +543,8 @@ int md_writer_commit(struct md_writer *w);
  * SAMPLE and PACKED, which have their own calls below: else -EINVAL);
  * the typed calls below are this with the type filled in. */
 int md_write_record(struct md_writer *w, const struct md_record *rec);
+/* An IMAGE record, and when r->kind is known (< MD_IMAGE__COUNT, else
+ * -EINVAL) the IMAGE_KIND record after it. */
 int md_write_image(struct md_writer *w, const struct md_image *r);
 int md_write_mmap2(struct md_writer *w, const struct md_mmap2 *r);
 int md_write_task(struct md_writer *w, enum md_rec_type type,

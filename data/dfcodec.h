@@ -329,6 +329,8 @@ struct md_reader {
 	uint64_t nrecords, nsamples;
 	uint32_t *img_ids; /* ids of IMAGE records, sorted */
 	size_t nimg, img_cap;
+	uint8_t *img_kinds; /* their IMAGE_KIND's kind (by img_ids), 0 none */
+	size_t img_kinds_cap;
 	bool in_snap, have_seq;
 	uint32_t snap_pid, snap_seq, snap_flags, snap_nmappings, snap_seen;
 	uint64_t snap_prev_end;	  /* end of the snapshot's last mapping */

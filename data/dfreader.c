@@ -422,6 +422,7 @@ void md_reader_close(struct md_reader *r)
 	free(r->subject);
 	free(r->u64s);
 	free(r->img_ids);
+	free(r->img_kinds);
 	free(r->jit);
 	free(r->cgs);
 	free(r->chg);

@@ -59,11 +59,65 @@ static int decode_image(struct md_reader *r, struct md_cur *c,
 		return c->err;
 	}
 	xgrow(&r->img_ids, &r->img_cap, r->nimg + 1, sizeof(*r->img_ids));
+	xgrow(&r->img_kinds, &r->img_kinds_cap, r->nimg + 1,
+	      sizeof(*r->img_kinds));
 	memmove(r->img_ids + at + 1, r->img_ids + at,
 		(r->nimg - at) * sizeof(*r->img_ids));
+	memmove(r->img_kinds + at + 1, r->img_kinds + at,
+		(r->nimg - at) * sizeof(*r->img_kinds));
 	r->img_ids[at] = im->id;
+	r->img_kinds[at] = MD_IMAGE_UNKNOWN;
 	r->nimg++;
 	return 0;
+}
+
+/* --- IMAGE_KIND --- */
+
+static void encode_image_kind(struct md_buf *b, const struct md_record *rec)
+{
+	md_buf_u32(b, rec->u.image_kind.id);
+	md_buf_u32(b, rec->u.image_kind.kind);
+}
+
+/* The kind of an image read before: one record per image, of a kind
+ * memsz knows (an older reader skips the record by its size: the kind
+ * is advisory, its images read as of unknown kind). */
+static int decode_image_kind(struct md_reader *r, struct md_cur *c,
+			     struct md_record *rec)
+{
+	struct md_image_kind_rec *k = &rec->u.image_kind;
+	size_t at;
+
+	k->id = md_cur_u32(c);
+	k->kind = md_cur_u32(c);
+	if (c->err)
+		return c->err;
+	if (k->kind == MD_IMAGE_UNKNOWN || k->kind >= MD_IMAGE__COUNT)
+		md_cur_fail(c, "image kind unknown");
+	else if (!md_reader_img_known(r, k->id, &at))
+		md_cur_fail(c, "image kind for an image not recorded");
+	else if (r->img_kinds[at] != MD_IMAGE_UNKNOWN)
+		md_cur_fail(c, "a second IMAGE_KIND record for an image");
+	else
+		r->img_kinds[at] = (uint8_t)k->kind;
+	return c->err;
+}
+
+/* Whether the file was ELF, as dump prints it (by enum md_image_kind). */
+static const char *const image_kind_names[MD_IMAGE__COUNT] = {
+    [MD_IMAGE_UNKNOWN] = "unknown",
+    [MD_IMAGE_ELF] = "yes",
+    [MD_IMAGE_NOT_ELF] = "no",
+};
+
+static void print_image_kind(FILE *out, const struct md_record *rec,
+			     const char *name, const struct md_print_opts *o)
+{
+	const struct md_image_kind_rec *k = &rec->u.image_kind;
+
+	(void)o;
+	fprintf(out, "%s #%u elf %s\n", name, k->id,
+		image_kind_names[k->kind < MD_IMAGE__COUNT ? k->kind : 0]);
 }
 
 static void print_image(FILE *out, const struct md_record *rec,
@@ -557,6 +611,8 @@ static const struct md_rectype rectypes[MD_REC__COUNT] = {
 			   md_file_cache_decode, md_file_cache_print},
     [MD_REC_MACHINE] = {"MACHINE", md_machine_encode, md_machine_decode,
 			md_machine_print},
+    [MD_REC_IMAGE_KIND] = {"IMAGE_KIND", encode_image_kind, decode_image_kind,
+			   print_image_kind},
 };
 
 const struct md_rectype *md_rectype_of(uint32_t type)
@@ -590,8 +646,19 @@ void md_record_print(FILE *out, const struct md_record *rec, bool verbose,
 int md_write_image(struct md_writer *w, const struct md_image *r)
 {
 	struct md_record rec = {.type = MD_REC_IMAGE, .u.image = *r};
+	struct md_record kind = {
+	    .type = MD_REC_IMAGE_KIND,
+	    .u.image_kind = {.id = r->id, .kind = r->kind},
+	};
+	int ret;
 
-	return md_write_record(w, &rec);
+	if (r->kind >= MD_IMAGE__COUNT)
+		return -EINVAL;
+	ret = md_write_record(w, &rec);
+	/* an unknown kind is what no record says: left out */
+	if (ret < 0 || r->kind == MD_IMAGE_UNKNOWN)
+		return ret;
+	return md_write_record(w, &kind);
 }
 
 int md_write_mmap2(struct md_writer *w, const struct md_mmap2 *r)

@@ -311,6 +311,17 @@ void snap_images_close_fds(struct snapper *s)
 	s->nimage_fds = 0;
 }
 
+/* What elf_build_id_read()'s result ret says of a file: ELF (a build-id
+ * or none, or an ELF header cut short), not ELF, or unknown (a read
+ * error). */
+static enum md_image_kind image_kind(int ret)
+{
+	if (ret == -MEMSZ_ENOTELF)
+		return MD_IMAGE_NOT_ELF;
+	return ret >= 0 || ret == -MEMSZ_ETRUNC ? MD_IMAGE_ELF
+						: MD_IMAGE_UNKNOWN;
+}
+
 /* The IMAGE record of the file (dev, ino) mapped at [start, end) at path
  * by pid, under the id im->id; *found says whether memsz found where to
  * open it (im->size and im->mtime_ns are its stat's). */
@@ -334,13 +345,19 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 		im->mtime_ns = (int64_t)st.st_mtim.tv_sec * NSEC_PER_SEC +
 			       st.st_mtim.tv_nsec;
 	}
+	/* whether the file is ELF (im->kind): the kernel gives build-ids
+	 * of ELF files only; else what reading the build-id found, unknown
+	 * where the file was not read */
 	if (build_id && build_id_len) {
 		im->build_id_len = MIN(build_id_len, sizeof(im->build_id));
 		memcpy(im->build_id, build_id, im->build_id_len);
+		im->kind = MD_IMAGE_ELF;
 	} else if (open_path[0] && S_ISREG(st.st_mode) &&
-		   st.st_size >= (off_t)sizeof(Elf32_Ehdr)) {
+		   st.st_size < (off_t)sizeof(Elf32_Ehdr)) {
 		/* a file shorter than an ELF header (a locale's LC_NUMERIC,
-		 * LC_PAPER...: 23 to 50 bytes) has no build-id: not opened */
+		 * LC_PAPER...: 23 to 50 bytes) is not ELF: not opened */
+		im->kind = MD_IMAGE_NOT_ELF;
+	} else if (open_path[0] && S_ISREG(st.st_mode)) {
 		fd = open_regular(s, dirfd, rel, pfd, im->dev_major,
 				  im->dev_minor, im->ino);
 		/* a shmem object whose first page is swapped out (a memfd
@@ -354,6 +371,7 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 			ret = elf_build_id_read(fd, im->build_id,
 						sizeof(im->build_id));
 			im->build_id_len = ret > 0 ? ret : 0;
+			im->kind = image_kind(ret);
 			image_fd_keep(s, im, (uint64_t)st.st_size, fd);
 		}
 	}

@@ -111,6 +111,16 @@ void attrib_add_image(struct attrib *a, const struct md_image *rec)
 	a->sorted = false;
 }
 
+void attrib_set_image_kind(struct attrib *a, const struct md_image_kind_rec *k)
+{
+	/* searched from the last: the record follows its IMAGE record */
+	for (size_t i = a->nimgs; i-- > 0;)
+		if (a->imgs[i]->id == k->id) {
+			a->imgs[i]->rec.kind = k->kind;
+			return;
+		}
+}
+
 static int img_cmp(const void *x, const void *y)
 {
 	const struct attrib_img *const *p = x, *const *q = y;
@@ -806,17 +816,20 @@ static void human(char *buf, size_t len, uint64_t bytes)
 }
 
 /* The note on an image that is not ELF and was mapped executable or is
- * not readable by all; it says how the file changed since the recording
- * if it did (it may have been an ELF file without a build-id, rewritten
- * in place). */
+ * not readable by all. A recording that says the file was not ELF either
+ * (IMAGE_KIND) says so; one without leaves it unknown: then the note
+ * says how the file changed since the recording if it did (it may have
+ * been an ELF file without a build-id, rewritten in place). */
 static void note_not_elf(const struct attrib_img *im, struct strlist *notes)
 {
-	char *moved = imgcheck_moved(&im->rec, img_path(im));
+	bool data = im->rec.kind == MD_IMAGE_NOT_ELF;
+	char *moved = data ? NULL : imgcheck_moved(&im->rec, img_path(im));
+	const char *why = data ? "not ELF when recorded either" : moved;
 
 	strlist_add_notef(notes, NOTE_NOT_ELF, im->rec.path,
 			  "%s: not an ELF file (mapped executable or not "
 			  "readable by all): labelled by its path%s%s",
-			  im->rec.path, moved ? "; " : "", moved ? moved : "");
+			  im->rec.path, why ? "; " : "", why ? why : "");
 	free(moved);
 }
 

@@ -99,6 +99,9 @@ void attrib_set_page_size(struct attrib *a, uint64_t page_size);
 /* Register an IMAGE record (copied). A later record with the same id
  * replaces nothing: the first wins. */
 void attrib_add_image(struct attrib *a, const struct md_image *im);
+/* Join an IMAGE_KIND record to its image (added before): whether the file
+ * was ELF when recorded. */
+void attrib_set_image_kind(struct attrib *a, const struct md_image_kind_rec *k);
 
 /* Cut mapping m into parts (at most 2, written to parts[]); prev is the last
  * part of the mapping just before m in the same snapshot, or NULL. Opens

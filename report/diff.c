@@ -97,7 +97,37 @@ struct imginfo {
 	uint64_t size;
 	int64_t mtime_ns; /* INT64_MIN: unknown */
 	int content;	  /* ELF diffs: 1 same as the other, 0 not */
+	uint32_t id;	  /* recordings: its IMAGE record's */
+	uint32_t kind;	  /* recordings: ELF or not (enum md_image_kind) */
 };
+
+/* The note on a file of size or mtime (or kind) changed that a side
+ * recorded as not ELF, the other's kind known too: a data file's change
+ * (a database, a cache), or a file ELF on one side only. NULL where a
+ * side's kind is unknown (no IMAGE_KIND record) or both
+ * were ELF. Caller frees. */
+static char *not_elf_note(const char *name, const struct imginfo *o,
+			  const struct imginfo *n)
+{
+	if (o->kind == MD_IMAGE_UNKNOWN || n->kind == MD_IMAGE_UNKNOWN ||
+	    (o->kind == MD_IMAGE_ELF && n->kind == MD_IMAGE_ELF))
+		return NULL;
+	if (o->kind != n->kind)
+		return xasprintf("'%s' was %s in OLD and is %s in NEW (size "
+				 "%" PRIu64 " -> %" PRIu64 " bytes)",
+				 name,
+				 o->kind == MD_IMAGE_ELF ? "ELF" : "not ELF",
+				 n->kind == MD_IMAGE_ELF ? "ELF" : "not ELF",
+				 o->size, n->size);
+	if (o->size == n->size)
+		return xasprintf("'%s' (not ELF) changed: new mtime, same "
+				 "size (%" PRIu64 " bytes)",
+				 name, o->size);
+	return xasprintf("'%s' (not ELF) changed: size %" PRIu64 " -> %" PRIu64
+			 " bytes%s",
+			 name, o->size, n->size,
+			 o->mtime_ns == n->mtime_ns ? "" : ", new mtime");
+}
 
 /* The note comparing image o (OLD) with n (NEW) of the same name, or
  * NULL if there is nothing to say. Caller frees. */
@@ -119,8 +149,15 @@ static char *image_note(const char *name, const struct imginfo *o,
 		free(b);
 		return s;
 	}
+	/* kinds are known only from recordings, which compare no content */
+	if (o->kind != n->kind && o->kind != MD_IMAGE_UNKNOWN &&
+	    n->kind != MD_IMAGE_UNKNOWN)
+		changed = true;
 	if (!changed)
 		return NULL;
+	s = not_elf_note(name, o, n);
+	if (s)
+		return s;
 	if (o->build_id_len && n->build_id_len)
 		return xasprintf("'%s' changed (size %" PRIu64 " -> %" PRIu64
 				 "%s) but kept its build-id: the build-id "
@@ -158,8 +195,32 @@ static void imglist_free(struct imglist *l)
 	free(l->v);
 }
 
-/* The images recorded in path, by path (the last record of a path wins).
- * A damaged file yields what could be read. */
+/* Keep IMAGE record im in l, by path (the last record of a path wins). */
+static void imglist_put(struct imglist *l, const struct md_image *im)
+{
+	struct imginfo *ii = NULL;
+
+	for (size_t i = 0; i < l->n && !ii; i++)
+		if (!strcmp(l->v[i].path, im->path))
+			ii = &l->v[i];
+	if (!ii) {
+		xgrow(&l->v, &l->cap, l->n + 1, sizeof(*l->v));
+		ii = &l->v[l->n++];
+		ii->path = xstrdup(im->path);
+	}
+	ii->id = im->id;
+	ii->build_id_len =
+	    MIN(im->build_id_len, (uint32_t)sizeof(im->build_id));
+	memcpy(ii->build_id, im->build_id, ii->build_id_len);
+	ii->size = im->size;
+	ii->mtime_ns = im->mtime_ns;
+	ii->content = -1;
+	ii->kind = MD_IMAGE_UNKNOWN; /* until its IMAGE_KIND record */
+}
+
+/* The images recorded in path, by path (the last record of a path wins),
+ * each with the kind of its IMAGE_KIND record. A damaged file yields what
+ * could be read. */
 static int read_images(const char *path, struct imglist *l)
 {
 	struct md_reader *r = NULL;
@@ -170,24 +231,15 @@ static int read_images(const char *path, struct imglist *l)
 		return ret;
 	while (md_read_next(r, &rec) > 0) {
 		const struct md_image *im = &rec.u.image;
-		struct imginfo *ii = NULL;
 
-		if (rec.type != MD_REC_IMAGE || !im->path || !im->path[0])
+		if (rec.type == MD_REC_IMAGE && im->path && im->path[0])
+			imglist_put(l, im);
+		if (rec.type != MD_REC_IMAGE_KIND)
 			continue;
-		for (size_t i = 0; i < l->n && !ii; i++)
-			if (!strcmp(l->v[i].path, im->path))
-				ii = &l->v[i];
-		if (!ii) {
-			xgrow(&l->v, &l->cap, l->n + 1, sizeof(*l->v));
-			ii = &l->v[l->n++];
-			ii->path = xstrdup(im->path);
-		}
-		ii->build_id_len =
-		    MIN(im->build_id_len, (uint32_t)sizeof(im->build_id));
-		memcpy(ii->build_id, im->build_id, ii->build_id_len);
-		ii->size = im->size;
-		ii->mtime_ns = im->mtime_ns;
-		ii->content = -1;
+		/* the image of that id, if a later one did not replace it */
+		for (size_t i = 0; i < l->n; i++)
+			if (l->v[i].id == rec.u.image_kind.id)
+				l->v[i].kind = rec.u.image_kind.kind;
 	}
 	md_reader_close(r);
 	return 0;

@@ -61,12 +61,25 @@ static char *check_stat(const struct md_image *r, const char *path,
 char *imgcheck_verify(const struct md_image *r, const struct elfimg *img,
 		      const char *path)
 {
+	char *why;
+
+	/* a data file rewritten in place as an ELF file: its sections and
+	 * symbols must not label the data the recording mapped. Another
+	 * file at its path (device or inode) is said to be that first */
+	if (r->kind == MD_IMAGE_NOT_ELF) {
+		why = check_stat(r, path, false);
+		return why ? why
+			   : xstrdup("an ELF file now, not an ELF file when "
+				     "recorded");
+	}
 	return r->build_id_len ? check_build_id(r, img)
 			       : check_stat(r, path, true);
 }
 
 char *imgcheck_not_elf(const struct md_image *r, const char *path)
 {
+	char *why;
+
 	if (r->build_id_len)
 		return xstrdup("not an ELF file now, an ELF file with a "
 			       "build-id when recorded");
@@ -74,9 +87,16 @@ char *imgcheck_not_elf(const struct md_image *r, const char *path)
 	 * data file a process writes to through a shared mapping, or grows,
 	 * gets a new mtime or size while it is recorded and after. Nothing
 	 * inside a file that is not ELF is labelled, so its path is the
-	 * one label; imgcheck_moved() tells the note of a file that may
-	 * have been ELF (one without a build-id rewritten in place) */
-	return check_stat(r, path, false);
+	 * one label. A recording that does not say whether the file was
+	 * ELF (no IMAGE_KIND record) is read so too: imgcheck_moved() tells
+	 * the note of a file that may have been ELF (one without a build-id
+	 * rewritten in place) */
+	why = check_stat(r, path, false);
+	/* recorded as ELF (IMAGE_KIND) and the same file: one without a
+	 * build-id, rewritten in place into something else */
+	if (why || r->kind != MD_IMAGE_ELF)
+		return why;
+	return xstrdup("not an ELF file now, an ELF file when recorded");
 }
 
 char *imgcheck_moved(const struct md_image *r, const char *path)

@@ -16,23 +16,24 @@ struct elfimg;
 
 /* Compare img, opened from path, with the IMAGE record r: by build-id
  * when r has one, else by device and inode, size and mtime of path (those
- * r has). Returns NULL if they match, else why not, malloc'd (caller
- * frees): "build-id X on disk, Y recorded", "not the same file (device or
- * inode differs)", ... */
+ * r has); never the file r recorded as not ELF. Returns NULL if they
+ * match, else why not, malloc'd (caller frees): "build-id X on disk, Y
+ * recorded", "not the same file (device or inode differs)", ... */
 char *imgcheck_verify(const struct md_image *r, const struct elfimg *img,
 		      const char *path);
 
 /* The same for a file at path that is not an ELF file (now): an image
- * recorded with a build-id was one; else only the device and inode r has
- * must match, not its size or mtime (a data file written through a
- * shared mapping, or grown, is still the file recorded). Returns NULL if
- * the file may be the one recorded (a mapped file that never was ELF),
- * else why not, malloc'd. */
+ * recorded with a build-id or as ELF (r->kind) was one; else only the
+ * device and inode r has must match, not its size or mtime (a data file
+ * written through a shared mapping, or grown, is still the file
+ * recorded). Returns NULL if the file may be the one recorded (a mapped
+ * file that never was ELF), else why not, malloc'd. */
 char *imgcheck_not_elf(const struct md_image *r, const char *path);
 
 /* How path's size or mtime differs from r's (device and inode too), or
  * NULL if they match: for the note on a file that is not ELF now but was
- * mapped executable (it may have been ELF). Caller frees. */
+ * mapped executable, of a recording that does not say whether it was ELF
+ * (r->kind unknown: it may have been). Caller frees. */
 char *imgcheck_moved(const struct md_image *r, const char *path);
 
 /* The label of every byte of an image that cannot be read: "PREFIX PATH"

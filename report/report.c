@@ -287,6 +287,9 @@ static int pass1(struct report_ctx *c, char **msg)
 			attrib_add_image(c->a, &rec.u.image);
 			result_add_image(c->res, &rec.u.image);
 			break;
+		case MD_REC_IMAGE_KIND:
+			attrib_set_image_kind(c->a, &rec.u.image_kind);
+			break;
 		case MD_REC_COMM:
 		case MD_REC_CMDLINE:
 			pass1_task(c, &rec);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,4 +212,19 @@ int datafile_teardown(void **state)
 {
 	(void)state;
 	return tmpdir_remove();
+}
+
+const char *print_record(const struct md_record *rec, bool verbose)
+{
+	static char *buf;
+	size_t len;
+	FILE *f;
+
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	md_record_print(f, rec, verbose, 4096);
+	assert_int_equal(fclose(f), 0);
+	return buf;
 }

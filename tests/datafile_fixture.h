@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* datafile_fixture.h — what the memsz.data codec tests share
  * (test_datafile_records.c, test_datafile_corrupt.c,
- * test_datafile_pages.c, test_datafile_pgfields.c, test_datafile_samples.c,
- * test_datafile_nospace.c): their temporary directory, a file with a
- * record of every type, record boundaries, a copy of a file patched, a
- * file made one from before checksums, and raw little-endian fields.
+ * test_datafile_image.c, test_datafile_pages.c, test_datafile_pgfields.c,
+ * test_datafile_samples.c, test_datafile_nospace.c): their temporary directory,
+ * a file with a record of every type, record boundaries, a copy of a file
+ * patched, a file made one from before checksums, raw little-endian fields and
+ * a record as dump prints it.
  *
  * Include after <cmocka.h>; a failure inside a helper fails the running
  * test through cmocka's assertions.
@@ -12,6 +13,7 @@
 #ifndef MEMSZ_DATAFILE_FIXTURE_H
 #define MEMSZ_DATAFILE_FIXTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,5 +67,9 @@ void put_le64(uint8_t *p, uint64_t v);
 /* Make raw (records at the nb offsets of bnd) a file as written before the
  * header flags existed: no flags, no checksums. */
 void strip_checksums(uint8_t *raw, const uint64_t *bnd, size_t nb);
+
+/* rec as `memsz dump` prints it (with verbose, its details too), in
+ * static storage valid until the next call. */
+const char *print_record(const struct md_record *rec, bool verbose);
 
 #endif

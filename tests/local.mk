@@ -4,7 +4,7 @@
 # end-to-end scripts numbered by family: t1xxx size, t2xxx record, t3xxx
 # report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile_corrupt tests/test_datafile_nospace tests/test_datafile_pages tests/test_datafile_pgfields tests/test_datafile_records tests/test_datafile_samples tests/test_difftree tests/test_dwp tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_elf_zrace tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_hugeshare tests/test_jitmap tests/test_labels tests/test_lsda tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snap_kpage tests/test_snapshot tests/test_snapshot_images tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile_corrupt tests/test_datafile_image tests/test_datafile_nospace tests/test_datafile_pages tests/test_datafile_pgfields tests/test_datafile_records tests/test_datafile_samples tests/test_difftree tests/test_dwp tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_elf_zrace tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_hugeshare tests/test_jitmap tests/test_labels tests/test_lsda tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snap_kpage tests/test_snapshot tests/test_snapshot_images tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -27,6 +27,10 @@ tests_test_datafile_corrupt_SOURCES = tests/test_datafile_corrupt.c \
 	$(datafile_fixture)
 tests_test_datafile_corrupt_CFLAGS = $(TEST_CFLAGS)
 tests_test_datafile_corrupt_LDADD = $(TEST_LIBS)
+tests_test_datafile_image_SOURCES = tests/test_datafile_image.c \
+	$(datafile_fixture)
+tests_test_datafile_image_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_image_LDADD = $(TEST_LIBS)
 tests_test_datafile_nospace_SOURCES = tests/test_datafile_nospace.c \
 	$(datafile_fixture)
 tests_test_datafile_nospace_CFLAGS = $(TEST_CFLAGS)
@@ -340,6 +344,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2475-record-attach-churn.py \
 	tests/t2476-record-sideband-stopped.py \
 	tests/t2477-record-faults-mlock-limit.py \
+	tests/t2478-report-diff-image-kind.py \
 	tests/t2480-record-pid-repeated.py \
 	tests/t2481-record-guard-regions.py \
 	tests/t2482-record-swap-areas-many.py \

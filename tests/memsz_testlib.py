@@ -923,6 +923,27 @@ def md_fix_checksums(raw):
     return raw
 
 
+def md_without_image_kinds(raw):
+    """The memsz.data bytes raw (header flag CRC) without its IMAGE_KIND
+    records, the END record's count of records lowered to match and its
+    checksum made again: a recording as memsz wrote it before IMAGE_KIND
+    records, to check that such files read as they did."""
+    import struct
+    out = bytearray(raw[:struct.unpack_from("<I", raw, 12)[0]])
+    dropped = 0
+    for off, rtype, size in md_records(raw):
+        rec = bytearray(raw[off:off + size])
+        if rtype == 21:  # IMAGE_KIND
+            dropped += 1
+            continue
+        if rtype == 15:  # END: time, nrecords, nsamples
+            n = struct.unpack_from("<Q", rec, 24)[0]
+            struct.pack_into("<Q", rec, 24, n - dropped)
+        out += rec
+    check_quiet(dropped > 0, "the recording has IMAGE_KIND records")
+    return bytes(md_fix_checksums(out))
+
+
 @contextlib.contextmanager
 def hugetlb_pool_lock():
     """Held by every test that changes the machine's hugetlb pool

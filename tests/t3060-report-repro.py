@@ -8,8 +8,8 @@ undefined behaviour).
    forking the real one (fault samples of a process with no mapping
    history): --by callers and --by faultsite exit 0, their RSS adds up to
    --by files';
- - every IMAGE record removed (mappings naming image ids with no IMAGE
-   record): a note naming the rule and the offset;
+ - every IMAGE record removed, and the IMAGE_KIND records of their
+   images (mappings naming image ids with no IMAGE record): a note naming the rule and the offset;
  - a mapping ending at 0x80007febb63a7000, and one grown by 2.5 GiB over
    the next: a note, and the totals of the snapshots before it, never an
    8192 PiB VM SIZE (the mapping records re-encoded in version 6, whose
@@ -28,7 +28,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 
-IMAGE, SNAP_BEGIN, SNAP_MAPPING, END = 1, 7, 8, 13
+IMAGE, SNAP_BEGIN, SNAP_MAPPING, END, IMAGE_KIND = 1, 7, 8, 13, 21
 
 
 def rep(path, *args):
@@ -172,7 +172,7 @@ def main():
 
         # mappings naming image ids with no IMAGE record
         kept = b"".join(raw[o:o + s] for o, t, s in recs
-                        if t not in (IMAGE, END))
+                        if t not in (IMAGE, END, IMAGE_KIND))
         path = damaged(tmp, "noimage.data", bytes(
             lib.md_fix_checksums(bytearray(raw[:64] + kept))))
         rc, doc = rep(path)

@@ -29,6 +29,7 @@
 #include "data/datafile.h"
 #include "elf/elfimg.h"
 #include "report/attrib.h"
+#include "report/imgcheck.h"
 #include "report/report.h"
 #include "rows/rows.h"
 #include "tests/testutil.h"
@@ -645,6 +646,63 @@ static void test_keys_rows(void **state)
 	labels_free(lb);
 }
 
+/* What a file not ELF now is checked by (report/imgcheck.c) follows the
+ * kind its IMAGE record gives: recorded as ELF, it was rewritten; as not
+ * ELF, its device and inode alone must match (a data file written since
+ * keeps its path); of unknown kind (no IMAGE_KIND record), as before,
+ * how it changed told for the note. Recorded as not ELF, a file that is
+ * ELF now is never the one recorded. */
+static void test_image_kinds(void **state)
+{
+	char *path = xasprintf("%s/data.bin", tmpdir);
+	struct md_image r = {.path = path, .open_path = ""};
+	struct stat st;
+	char *why;
+	FILE *f = fopen(path, "w");
+
+	(void)state;
+	assert_non_null(f);
+	assert_true(fputs("data", f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(stat(path, &st), 0);
+	r.dev_major = major(st.st_dev);
+	r.dev_minor = minor(st.st_dev);
+	r.ino = st.st_ino;
+	r.size = (uint64_t)st.st_size + 1; /* written since the recording */
+
+	r.kind = MD_IMAGE_NOT_ELF;
+	assert_null(imgcheck_not_elf(&r, path));
+	why = imgcheck_verify(&r, NULL, path);
+	assert_string_equal(why, "an ELF file now, not an ELF file when "
+				 "recorded");
+	free(why);
+	r.kind = MD_IMAGE_UNKNOWN;
+	assert_null(imgcheck_not_elf(&r, path));
+	why = imgcheck_moved(&r, path);
+	assert_string_equal(why, "size 4 on disk, 5 recorded");
+	free(why);
+	r.kind = MD_IMAGE_ELF;
+	why = imgcheck_not_elf(&r, path);
+	assert_string_equal(why, "not an ELF file now, an ELF file when "
+				 "recorded");
+	free(why);
+	r.ino++; /* another file, whatever its kind */
+	for (uint32_t k = 0; k < MD_IMAGE__COUNT; k++) {
+		r.kind = k;
+		why = imgcheck_not_elf(&r, path);
+		assert_string_equal(why, "not the same file (device or inode "
+					 "differs)");
+		free(why);
+	}
+	r.kind = MD_IMAGE_NOT_ELF;
+	why = imgcheck_verify(&r, NULL, path);
+	assert_string_equal(why, "not the same file (device or inode "
+				 "differs)");
+	free(why);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -658,6 +716,7 @@ int main(void)
 	    cmocka_unit_test(test_missing_image),
 	    cmocka_unit_test(test_truncated_and_incomplete),
 	    cmocka_unit_test(test_no_pfn),
+	    cmocka_unit_test(test_image_kinds),
 	};
 
 	return test_run_group(tests, setup, teardown);

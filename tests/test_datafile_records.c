@@ -565,23 +565,6 @@ static void test_old_snap_end(void **state)
 	(void)state;
 }
 
-/* rec as `memsz dump` prints it (static storage, valid until the next
- * call). */
-static const char *print_record(const struct md_record *rec, bool verbose)
-{
-	static char *buf;
-	size_t len;
-	FILE *f;
-
-	free(buf);
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	md_record_print(f, rec, verbose, 4096);
-	assert_int_equal(fclose(f), 0);
-	return buf;
-}
-
 /* A NOTE's kind and subject survive the write and the read; a kind the
  * writer does not know is refused; a reserved word that is not 0 is
  * damage. The transitional text-only writer stores the kind its words

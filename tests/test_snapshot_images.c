@@ -3,7 +3,7 @@
  * (record/snap_images.c): a process that maps and unmaps many shared
  * anonymous mappings, and one file changed under it, is snapshotted again
  * and again; the IMAGE records written are checked against the inodes and
- * Rss of /proc/PID/smaps.
+ * Rss of /proc/PID/smaps. An image with the kernel's build-id is ELF.
  */
 #include "config.h"
 
@@ -258,10 +258,53 @@ static void test_images_bounded(void **state)
 	free(data);
 }
 
+/* A build-id the kernel gave (perf's MMAP2) is an ELF file's: the image
+ * is recorded as ELF though memsz finds no path to open it (a file gone,
+ * a range no process maps), in an IMAGE_KIND record after its IMAGE. */
+static void test_kernel_build_id_elf(void **state)
+{
+	char *data = xasprintf("%s/kernel.data", tmpdir);
+	static const uint8_t id[20] = {0xb1, 0xd0, 0x01};
+	struct md_reader *r;
+	struct md_record rec;
+	struct md_writer *w;
+	struct snapper *s;
+	uint32_t image_id = UINT32_MAX;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(md_writer_open(data, &w), 0);
+	assert_int_equal(snapper_new(w, &s), 0);
+	assert_int_equal(snapper_image(s, getpid(), "/nonexistent/libgone.so",
+				       0x1000, 0x2000, 8, 1, 12345, id,
+				       sizeof(id), &image_id),
+			 0);
+	snapper_free(s);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(md_reader_open(data, &r), 0);
+	while (md_read_next(r, &rec) == 1) {
+		if (rec.type == MD_REC_IMAGE) {
+			assert_int_equal(rec.u.image.id, image_id);
+			assert_string_equal(rec.u.image.open_path, "");
+			assert_int_equal(rec.u.image.build_id_len, sizeof(id));
+		} else if (rec.type == MD_REC_IMAGE_KIND) {
+			assert_int_equal(rec.u.image_kind.id, image_id);
+			assert_int_equal(rec.u.image_kind.kind, MD_IMAGE_ELF);
+			n++;
+		}
+	}
+	assert_int_equal(n, 1);
+	md_reader_close(r);
+	unlink(data);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_images_bounded),
+	    cmocka_unit_test(test_kernel_build_id_elf),
 	};
 
 	return test_run_group(tests, snapshot_setup, snapshot_teardown);
