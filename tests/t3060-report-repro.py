@@ -28,7 +28,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 
-IMAGE, SNAP_BEGIN, SNAP_MAPPING, END, IMAGE_KIND = 1, 7, 8, 13, 21
+IMAGE, SNAP_BEGIN, SNAP_MAPPING, END, IMAGE_KIND = 1, 7, 8, 15, 21
 
 
 def rep(path, *args):
