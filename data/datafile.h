@@ -193,6 +193,12 @@ struct md_image {
 struct md_image_kind_rec {
 	uint32_t id;
 	uint32_t kind; /* enum md_image_kind, never MD_IMAGE_UNKNOWN */
+	/* NULL, or why the reader ignored the record (static storage): a
+	 * kind it does not know, an image not recorded, a second kind for
+	 * an image. The kind is advisory: such a record leaves its image
+	 * of unknown kind (the first kind of an image stays), and reading
+	 * goes on. */
+	const char *ignored;
 };
 
 struct md_mmap2 {

@@ -80,8 +80,10 @@ static void encode_image_kind(struct md_buf *b, const struct md_record *rec)
 }
 
 /* The kind of an image read before: one record per image, of a kind
- * memsz knows (an older reader skips the record by its size: the kind
- * is advisory, its images read as of unknown kind). */
+ * memsz knows. The kind is advisory (an older reader skips the record
+ * by its size, and reads its images as of unknown kind): one that breaks
+ * these rules is handed out ignored, with why, not taken for damage that
+ * would end the read. */
 static int decode_image_kind(struct md_reader *r, struct md_cur *c,
 			     struct md_record *rec)
 {
@@ -90,17 +92,18 @@ static int decode_image_kind(struct md_reader *r, struct md_cur *c,
 
 	k->id = md_cur_u32(c);
 	k->kind = md_cur_u32(c);
+	k->ignored = NULL;
 	if (c->err)
 		return c->err;
 	if (k->kind == MD_IMAGE_UNKNOWN || k->kind >= MD_IMAGE__COUNT)
-		md_cur_fail(c, "image kind unknown");
+		k->ignored = "image kind unknown";
 	else if (!md_reader_img_known(r, k->id, &at))
-		md_cur_fail(c, "image kind for an image not recorded");
+		k->ignored = "image kind for an image not recorded";
 	else if (r->img_kinds[at] != MD_IMAGE_UNKNOWN)
-		md_cur_fail(c, "a second IMAGE_KIND record for an image");
+		k->ignored = "a second IMAGE_KIND record for an image";
 	else
 		r->img_kinds[at] = (uint8_t)k->kind;
-	return c->err;
+	return 0;
 }
 
 /* Whether the file was ELF, as dump prints it (by enum md_image_kind). */
@@ -116,8 +119,11 @@ static void print_image_kind(FILE *out, const struct md_record *rec,
 	const struct md_image_kind_rec *k = &rec->u.image_kind;
 
 	(void)o;
-	fprintf(out, "%s #%u elf %s\n", name, k->id,
+	fprintf(out, "%s #%u elf %s", name, k->id,
 		image_kind_names[k->kind < MD_IMAGE__COUNT ? k->kind : 0]);
+	if (k->ignored)
+		fprintf(out, " (kind %u ignored: %s)", k->kind, k->ignored);
+	fputc('\n', out);
 }
 
 static void print_image(FILE *out, const struct md_record *rec,

@@ -234,7 +234,8 @@ static int read_images(const char *path, struct imglist *l)
 
 		if (rec.type == MD_REC_IMAGE && im->path && im->path[0])
 			imglist_put(l, im);
-		if (rec.type != MD_REC_IMAGE_KIND)
+		/* an ignored one (see md_image_kind_rec) leaves it unknown */
+		if (rec.type != MD_REC_IMAGE_KIND || rec.u.image_kind.ignored)
 			continue;
 		/* the image of that id, if a later one did not replace it */
 		for (size_t i = 0; i < l->n; i++)

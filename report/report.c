@@ -288,7 +288,10 @@ static int pass1(struct report_ctx *c, char **msg)
 			result_add_image(c->res, &rec.u.image);
 			break;
 		case MD_REC_IMAGE_KIND:
-			attrib_set_image_kind(c->a, &rec.u.image_kind);
+			if (!rec.u.image_kind.ignored)
+				attrib_set_image_kind(c->a, &rec.u.image_kind);
+			else if (!c->kinds_ignored++)
+				c->kind_ignored_why = rec.u.image_kind.ignored;
 			break;
 		case MD_REC_COMM:
 		case MD_REC_CMDLINE:
@@ -805,6 +808,13 @@ static void final_notes(struct report_ctx *c, const bool *chosen)
 				  "recording: the mapping history may miss "
 				  "events (snapshots are complete)",
 				  c->lost));
+	if (c->kinds_ignored)
+		note(c, xasprintf("%" PRIu64 " IMAGE_KIND record%s ignored "
+				  "(the first: %s): an image without a "
+				  "valid one is of unknown kind",
+				  c->kinds_ignored,
+				  c->kinds_ignored == 1 ? "" : "s",
+				  c->kind_ignored_why));
 	attrib_notes(c->a, &res->notes);
 	fallback_notes(c);
 	if (!res->have_pss && !has_kind(&res->notes, NOTE_NO_PSS))

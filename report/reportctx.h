@@ -185,6 +185,9 @@ struct report_ctx {
 	struct pidinfo *pids;
 	size_t npids, pidcap;
 	uint64_t lost;
+	/* IMAGE_KIND records the reader ignored, and why the first was */
+	uint64_t kinds_ignored;
+	const char *kind_ignored_why;
 	size_t truncated_at; /* 0: read to a clean end */
 	char *stop;	     /* why the read stopped early, or NULL */
 

@@ -54,6 +54,7 @@ kind.
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -223,6 +224,36 @@ def check_without_kinds(old, new, path, so, a, b):
     check(note in out, "diff without IMAGE_KIND: the footer says " + note)
 
 
+def check_ignored_kinds(old):
+    """OLD with every IMAGE_KIND record's kind made 3 (no kind memsz
+    knows: a later memsz's, or damage): the kind is advisory, so report
+    reads on, with a note, and its rows are those of OLD without
+    IMAGE_KIND records (every image of unknown kind)."""
+    with open(old, "rb") as f:
+        raw = f.read()
+    odd = bytearray(raw)
+    n = 0
+    for off, rtype, _ in lib.md_records(raw):
+        if rtype == 21:  # IMAGE_KIND: header, id, kind
+            struct.pack_into("<I", odd, off + 20, 3)
+            n += 1
+    odd_path, bare_path = (old[:-len(".data")] + s for s in
+                           ("-odd.data", "-bare2.data"))
+    with open(odd_path, "wb") as f:
+        f.write(lib.md_fix_checksums(odd))
+    with open(bare_path, "wb") as f:
+        f.write(lib.md_without_image_kinds(raw))
+    r = subprocess.run([MEMSZ, "report", "-i", odd_path, "--by", "files"],
+                       capture_output=True, text=True)
+    note = ("%d IMAGE_KIND records ignored (the first: image kind unknown)"
+            % n)
+    check(r.returncode == 0 and note in r.stdout,
+          "report of kinds unknown to it: exit 0, the note %r (%d, %r)" %
+          (note, r.returncode, r.stderr.strip()))
+    check(files_rows(odd_path) == files_rows(bare_path),
+          "report of kinds unknown to it: the rows of no kinds")
+
+
 def check_report(old, path, so, a):
     tmp = os.path.dirname(path)
     rows = {k: v for k, v in files_rows(old).items() if tmp in k}
@@ -327,6 +358,7 @@ def main():
         check_dump(old, new, path, so, tiny, trunc)
         check_diff(old, new, path, so, so2, a, b)
         check_report(old, path, so, a)
+        check_ignored_kinds(old)
         check_elf_now(old, new, db, a)
         check_same_size(old, new, log, a, b)
         check_without_kinds(old, new, path, so, a, b)

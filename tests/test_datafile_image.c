@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_datafile_image.c — the memsz.data codec's IMAGE_KIND record:
  * whether the file of an IMAGE record was ELF when recorded, written
- * after it when known, read back and printed; damage refused. */
+ * after it when known, read back and printed; one that breaks the rules
+ * handed out ignored, the read going on. */
 #include "config.h"
 
 #include <errno.h>
@@ -78,7 +79,7 @@ static void write_image(const char *path, struct md_image *im, bool second,
  * the IMAGE record, written when the kind is known and printed by dump
  * as its own record; an unknown kind writes none (the file reads as
  * before the record type). A kind out of range, the kind of an image not
- * recorded, or a second kind for an image is damage. */
+ * recorded, or a second kind for an image is ignored, not damage. */
 static void test_image_kind(void **state)
 {
 	char *path = tpath("kind.data");
@@ -101,24 +102,36 @@ static void test_image_kind(void **state)
 		if (k)
 			assert_string_equal(s, dumped[k]);
 	}
-	/* the file of the last: NOT_ELF */
+	/* the file of the last: NOT_ELF. A kind memsz does not know, the
+	 * kind of an image not recorded, a second kind: handed out ignored
+	 * (the kind is advisory), and the read goes on to END */
 	put_le32(le, MD_IMAGE__COUNT);
 	assert_int_equal(after_image(path, kind_at + 4, le, 4, 0, &s),
-			 -MEMSZ_EBADDATA);
-	assert_string_equal(s, "image kind unknown");
+			 MD_REC_IMAGE_KIND);
+	assert_string_equal(s, "0xa8 [0x18]: IMAGE_KIND #1 elf unknown (kind 3 "
+			       "ignored: image kind unknown)\n");
+	assert_int_equal(after_image(path, kind_at + 4, le, 4, 1, &s), 0);
 	put_le32(le, MD_IMAGE_UNKNOWN);
 	assert_int_equal(after_image(path, kind_at + 4, le, 4, 0, &s),
-			 -MEMSZ_EBADDATA);
-	assert_string_equal(s, "image kind unknown");
+			 MD_REC_IMAGE_KIND);
+	assert_string_equal(s, "0xa8 [0x18]: IMAGE_KIND #1 elf unknown (kind 0 "
+			       "ignored: image kind unknown)\n");
 	put_le32(le, 2);
 	assert_int_equal(after_image(path, kind_at, le, 4, 0, &s),
-			 -MEMSZ_EBADDATA);
-	assert_string_equal(s, "image kind for an image not recorded");
+			 MD_REC_IMAGE_KIND);
+	assert_string_equal(s, "0xa8 [0x18]: IMAGE_KIND #2 elf no (kind 2 "
+			       "ignored: image kind for an image not "
+			       "recorded)\n");
 	write_image(path, &im, true, 1);
 	assert_int_equal(after_image(path, 0, NULL, 0, 0, &s),
 			 MD_REC_IMAGE_KIND);
-	assert_int_equal(after_image(path, 0, NULL, 0, 1, &s), -MEMSZ_EBADDATA);
-	assert_string_equal(s, "a second IMAGE_KIND record for an image");
+	assert_string_equal(s, dumped[MD_IMAGE_NOT_ELF]);
+	assert_int_equal(after_image(path, 0, NULL, 0, 1, &s),
+			 MD_REC_IMAGE_KIND);
+	assert_string_equal(s, "0xc0 [0x18]: IMAGE_KIND #1 elf yes (kind 1 "
+			       "ignored: a second IMAGE_KIND record for an "
+			       "image)\n");
+	assert_int_equal(after_image(path, 0, NULL, 0, 2, &s), 0);
 	unlink(path);
 	free(path);
 }
