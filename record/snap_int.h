@@ -376,9 +376,12 @@ struct snapper {
 	/* its pages whose cgroups are still to be read, in address order
 	 * (kpage_charges_add): ncgq of them, each a sort key (its PFN above
 	 * its index), its address and pages (as cg_ref's va_n), and the
-	 * sort's scratch, which then holds each page's cgroup */
+	 * sort's scratch, which then holds each page's cgroup (only where
+	 * the frames lie too far apart for snap_charge.c's bitmap) */
 	uint64_t *cgkey, *cgva, *cgtmp;
 	size_t ncgq, cgkey_cap, cgva_cap, cgtmp_cap;
+	/* the lowest and highest PFN of its keys (while ncgq > 0) */
+	uint64_t cgq_lo, cgq_hi;
 	/* the keys of the look-ups of the chunks held (snap_hold.c) for
 	 * kpagecount and for kpageflags, a region a slot, which then hold what
 	 * was read; where they are gathered and sorted (each NULL until
