@@ -224,6 +224,8 @@ struct snap_ctx {
 	size_t cap;   /* pages of the other arrays (snap_pool.c ctx_get) */
 	struct snap_page_region *vec; /* SCAN_VEC regions */
 	uint64_t kpage_lookups;
+	/* chunks classify_mostly (snap_kpage.c) is not tried on any more */
+	unsigned mostly_skip;
 	bool scanned;
 	/* pagemap_read_task of a split job only scanned the task: its pagemap
 	 * entries are read after the release */
@@ -298,7 +300,9 @@ struct snap_slot {
 	 * listed, of flags bits_fl (MD_PG_HUGE added in a hugetlb
 	 * mapping) and mapcount bits_mc, if bit i % 64 of bits[i / 64] is
 	 * set (i < nbits); the encoder takes it as it is
-	 * (md_mapping_add_bits), a shmem mapping's as runs (slot_add) */
+	 * (md_mapping_add_bits), a shmem mapping's as runs (slot_add).
+	 * Runs besides (classify_mostly): the chunk's pages of other
+	 * classes, whose bits are clear, in address order */
 	size_t nbits;
 	uint64_t bits_va;
 	uint32_t bits_fl, bits_mc;

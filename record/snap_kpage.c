@@ -767,6 +767,144 @@ classify_bits(const struct snapper *s, struct snap_ctx *c, struct snap_slot *sl,
 	return true;
 }
 
+/* classify_mostly gives up on a chunk with more runs of pages not of its
+ * bitmap's class than one per this many pages listed, and is not tried
+ * on the MOSTLY_SKIP chunks its thread classifies next. */
+#define MOSTLY_EXC_RATIO 32
+#define MOSTLY_SKIP 4
+/* After this many pages listed, a bitmap of the first page's class that
+ * holds fewer than half of them is started again with the class of the
+ * last page not of it (a chunk whose first page is the one dirty page
+ * of its piece of the file, as bench_snapshot's file layout has). */
+#define MOSTLY_PROBE 64
+
+/* What a pass of classify_mostly came to. */
+enum mostly_end { MOSTLY_DONE, MOSTLY_TOO_MANY, MOSTLY_AGAIN };
+
+/* One pass of classify_mostly over the chunk's listed pages, the pages
+ * of class (*fl0, *mc0) into the slot's bitmap (fixed false: the first
+ * page's class, into *fl0 and *mc0), the others into its runs. On
+ * MOSTLY_AGAIN *fl0 and *mc0 are the class to pass again with. */
+static inline __attribute__((always_inline)) enum mostly_end
+mostly_pass(const struct snapper *s, struct snap_ctx *c, struct snap_slot *sl,
+	    uint64_t va, const uint64_t *count, const uint64_t *flags,
+	    bool read, bool fixed, uint32_t *fl0, uint32_t *mc0)
+{
+	const uint64_t *pm = c->pm;
+	const uint32_t *list = c->w;
+	const uint8_t *extra = c->extra;
+	const unsigned shift = s->page_shift;
+	size_t limit = c->npresent / MOSTLY_EXC_RATIO, nr = 0, ncg = sl->ncg;
+	uint64_t cnt[4] = {0}, key = UINT64_MAX, mkf = 0, mkc = 0, next = 0;
+	uint64_t *bits = sl->bits, in = 0;
+	uint32_t fl = 0, mc = 0, bfl = *fl0, bmc = *mc0;
+	enum page_kind kind = PAGE_NONE;
+	struct md_run *runs = sl->runs;
+	struct cg_ref *cg = sl->cg;
+
+	memset(bits, 0, (c->nent + 63) / 64 * sizeof(*bits));
+	for (size_t k = 0; k < c->npresent; k++) {
+		size_t i = list[k];
+		uint64_t e = pm[i], a = va + ((uint64_t)i << shift);
+		uint64_t kk = bits_key(s, e, extra[i], true);
+		bool looked = kk & KEY_LOOKED;
+		uint64_t kf = looked ? KF_UNREAD : 0, kc = looked;
+
+		if (read && looked) {
+			looked_values(s, c, i, e, count, flags, &kf, &kc);
+			kf &= KF_CLASS_BITS;
+		}
+		if (kk != key || kf != mkf || kc != mkc) {
+			kind = page_class(s, e, extra[i], looked, kf, kc, &fl,
+					  &mc);
+			key = kc > 1 && s->self_set ? UINT64_MAX : kk;
+			mkf = kf;
+			mkc = kc;
+			bfl = k || fixed ? bfl : fl;
+			bmc = k || fixed ? bmc : mc;
+		}
+		if (!fixed && k == MOSTLY_PROBE && in < MOSTLY_PROBE / 2) {
+			*fl0 = runs[nr - 1].flags;
+			*mc0 = runs[nr - 1].mapcount;
+			return MOSTLY_AGAIN;
+		}
+		cnt[kind]++;
+		cg[ncg] = (struct cg_ref){e & PM_PFN_MASK, a};
+		ncg += (kind == PAGE_PRESENT) & charge_wanted(s, e);
+		if (fl == bfl && mc == bmc) {
+			bits[i >> 6] |= (uint64_t)1 << (i & 63);
+			in++;
+			continue;
+		}
+		/* a page of another class: it continues the last such run,
+		 * or starts one */
+		if (nr && i == next && runs[nr - 1].flags == fl &&
+		    runs[nr - 1].mapcount == mc) {
+			runs[nr - 1].npages++;
+			next++;
+			continue;
+		}
+		if (nr > limit)
+			return MOSTLY_TOO_MANY;
+		runs[nr++] = (struct md_run){
+		    .vaddr = a, .npages = 1, .flags = fl, .mapcount = mc};
+		next = i + 1;
+	}
+	*fl0 = bfl;
+	*mc0 = bmc;
+	sl->nruns = nr;
+	sl->ncg = ncg;
+	sl->present += cnt[PAGE_PRESENT];
+	sl->swapped += cnt[PAGE_SWAPPED];
+	return MOSTLY_DONE;
+}
+
+/* classify_single (not plain) into the slot's bitmap where most pages
+ * are of one class but a few are not, as on a file with a dirty page
+ * here and there (kpageflags read: pages in pieces of the file with
+ * dirty pages among those known clean), where classify_bits finds keys
+ * that differ: the pages of one class as bits (snap_slot.nbits; the
+ * first listed page's class, or see MOSTLY_PROBE), the others as runs
+ * in sl->runs, which slot_add puts between the bitmap's pieces. Each
+ * page's class is found as classify_single finds it (a memo of its key,
+ * kpageflags and kpagecount) and its cgroup look-up queued the same way.
+ * False (nothing kept) where classify_bits would not take the chunk
+ * either (packed, runs before it) or there are more than one such run
+ * per MOSTLY_EXC_RATIO pages listed: classify_single's runs then cost
+ * less than the bitmap's pieces. Inline: read is a constant where it is
+ * called. */
+static inline __attribute__((always_inline)) bool
+classify_mostly(const struct snapper *s, struct snap_ctx *c,
+		struct snap_slot *sl, uint64_t va, const uint64_t *count,
+		const uint64_t *flags, bool read)
+{
+	uint32_t fl0 = 0, mc0 = 0;
+	enum mostly_end r;
+
+	if (c->mostly_skip) {
+		c->mostly_skip--;
+		return false;
+	}
+	if (c->packed || !c->npresent || c->nent > CHUNK_PAGES || sl->nruns)
+		return false;
+	xgrow(&sl->runs, &sl->cap, c->npresent / MOSTLY_EXC_RATIO + 1,
+	      sizeof(*sl->runs));
+	xgrow(&sl->cg, &sl->cgcap, sl->ncg + c->npresent, sizeof(*sl->cg));
+	r = mostly_pass(s, c, sl, va, count, flags, read, false, &fl0, &mc0);
+	if (r == MOSTLY_AGAIN)
+		r = mostly_pass(s, c, sl, va, count, flags, read, true, &fl0,
+				&mc0);
+	if (r != MOSTLY_DONE) {
+		c->mostly_skip = MOSTLY_SKIP;
+		return false;
+	}
+	sl->nbits = c->nent;
+	sl->bits_va = va;
+	sl->bits_fl = fl0;
+	sl->bits_mc = mc0;
+	return true;
+}
+
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey)
@@ -785,13 +923,17 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		c->kpage_lookups += nlook;
 	}
 	if (!ret && !c->weighted) {
-		if (!classify_bits(s, c, sl, va, false))
+		if (!classify_bits(s, c, sl, va, false) &&
+		    !classify_mostly(s, c, sl, va, NULL, NULL, false))
 			classify_single(s, c, sl, va, NULL, NULL, false, false);
 		return 0;
 	}
 	if (!c->weighted) {
-		classify_single(s, c, sl, va, c->kcount,
-				ret & KF_FLAGS ? c->kflags : NULL, true, false);
+		const uint64_t *flags = ret & KF_FLAGS ? c->kflags : NULL;
+
+		if (!classify_mostly(s, c, sl, va, c->kcount, flags, true))
+			classify_single(s, c, sl, va, c->kcount, flags, true,
+					false);
 		return 0;
 	}
 	kpage_classify_filled(s, c, sl, va, n, c->kcount,
