@@ -397,6 +397,19 @@ static size_t bits_runs(const uint64_t *w, size_t n, uint64_t page, uint32_t k,
 	return nr;
 }
 
+/* End encoders a and b and check they wrote the same: palette, run count
+ * and block stream. */
+static void encs_end_same(struct pgstate_enc *a, struct pgstate_enc *b)
+{
+	assert_int_equal(pgstate_end(a), 0);
+	assert_int_equal(pgstate_end(b), 0);
+	assert_int_equal(a->npal, b->npal);
+	assert_memory_equal(a->pal, b->pal, a->npal * PGSTATE_PAL_SIZE);
+	assert_int_equal(a->nruns, b->nruns);
+	assert_int_equal(a->len, b->len);
+	assert_memory_equal(a->out, b->out, a->len);
+}
+
 /* pgstate_add_bits() encodes what pgstate_add() does for the maximal runs
  * of its set bits: the same palette, block stream and run count, for
  * chunks of every density (empty, scattered, full, in stretches) and
@@ -448,13 +461,7 @@ static void test_pgstate_bits(void **state)
 			assert_int_equal(pgstate_add(&a, rl, nr), 0);
 			assert_int_equal(pgstate_add(&b, rl, nr), 0);
 		}
-		assert_int_equal(pgstate_end(&a), 0);
-		assert_int_equal(pgstate_end(&b), 0);
-		assert_int_equal(a.npal, b.npal);
-		assert_memory_equal(a.pal, b.pal, a.npal * PGSTATE_PAL_SIZE);
-		assert_int_equal(a.nruns, b.nruns);
-		assert_int_equal(a.len, b.len);
-		assert_memory_equal(a.out, b.out, a.len);
+		encs_end_same(&a, &b);
 	}
 	/* a bitmap past the mapping's end is refused, as its runs are */
 	pgstate_begin(&a, LAYOUT_START, 100, 12);
@@ -570,13 +577,7 @@ static void test_pgstate_bits_pieces(void **state)
 			assert_int_equal(pgstate_add(&b, rl, nr), 0);
 			page += n + rnd() % 3 * (rnd() % 100);
 		}
-		assert_int_equal(pgstate_end(&a), 0);
-		assert_int_equal(pgstate_end(&b), 0);
-		assert_int_equal(a.npal, b.npal);
-		assert_memory_equal(a.pal, b.pal, a.npal * PGSTATE_PAL_SIZE);
-		assert_int_equal(a.nruns, b.nruns);
-		assert_int_equal(a.len, b.len);
-		assert_memory_equal(a.out, b.out, a.len);
+		encs_end_same(&a, &b);
 	}
 	pgstate_enc_free(&a);
 	pgstate_enc_free(&b);
