@@ -579,11 +579,11 @@ int md_mapping_begin(struct md_writer *w, uint64_t start, uint64_t end);
 int md_mapping_add(struct md_writer *w, const struct md_run *runs,
 		   size_t nruns);
 /* md_mapping_add() of the runs of the set bits of a bitmap: bit i % 64 of
- * words[i / 64], i < npages, set for a page at vaddr + i pages of flags
- * fl and mapcount mc (see pgstate_add_bits). */
+ * words[i / 64], first <= i < npages, set for a page at vaddr + i pages of
+ * flags fl and mapcount mc (see pgstate_add_bits). */
 int md_mapping_add_bits(struct md_writer *w, uint64_t vaddr,
-			const uint64_t *words, uint64_t npages, uint32_t fl,
-			uint32_t mc);
+			const uint64_t *words, uint64_t first, uint64_t npages,
+			uint32_t fl, uint32_t mc);
 int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
 		   uint64_t *nruns);
 int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);

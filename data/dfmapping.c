@@ -39,12 +39,12 @@ int md_mapping_add(struct md_writer *w, const struct md_run *runs, size_t nruns)
 }
 
 int md_mapping_add_bits(struct md_writer *w, uint64_t vaddr,
-			const uint64_t *words, uint64_t npages, uint32_t fl,
-			uint32_t mc)
+			const uint64_t *words, uint64_t first, uint64_t npages,
+			uint32_t fl, uint32_t mc)
 {
 	if (!w || (npages && !words))
 		return -EINVAL;
-	return pgstate_add_bits(&w->enc, vaddr, words, npages, fl, mc);
+	return pgstate_add_bits(&w->enc, vaddr, words, first, npages, fl, mc);
 }
 
 int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)

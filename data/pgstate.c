@@ -794,8 +794,8 @@ static int bits_word(struct pgstate_enc *e, struct add_state *a,
 }
 
 int pgstate_add_bits(struct pgstate_enc *e, uint64_t vaddr,
-		     const uint64_t *words, uint64_t npages, uint32_t fl,
-		     uint32_t mc)
+		     const uint64_t *words, uint64_t first, uint64_t npages,
+		     uint32_t fl, uint32_t mc)
 {
 	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
 	struct bits_ctx x = {(vaddr - e->start) >> e->page_shift, vaddr, fl, mc,
@@ -809,15 +809,19 @@ int pgstate_add_bits(struct pgstate_enc *e, uint64_t vaddr,
 		return -EINVAL;
 	if (e->err)
 		return e->err;
+	if (first >= npages)
+		return 0;
 	/* the runs' checks of pgstate_add, once for all: a bitmap that
 	 * fails them goes to it run by run, which fails it */
 	x.checked = !((vaddr - e->start) & e->pgmask) && (fl & kinds) &&
-		    x.base >= e->spage + e->slen && x.base <= e->npages &&
-		    npages <= e->npages - x.base;
+		    x.base + first >= e->spage + e->slen &&
+		    x.base <= e->npages && npages <= e->npages - x.base;
 	add_load(e, &a);
-	for (uint64_t wi = 0; wi < (npages + 63) / 64 && !ret; wi++) {
+	for (uint64_t wi = first / 64; wi < (npages + 63) / 64 && !ret; wi++) {
 		uint64_t w = words[wi], p = wi * 64;
 
+		if (wi == first / 64)
+			w &= ~(uint64_t)0 << (first & 63);
 		if (npages - p < 64)
 			w &= ((uint64_t)1 << (npages - p)) - 1;
 		ret = bits_word(e, &a, &x, w, p, &rs, &fast);

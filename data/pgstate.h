@@ -98,15 +98,17 @@ void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 		   unsigned page_shift);
 int pgstate_add(struct pgstate_enc *e, const struct md_run *runs, size_t nruns);
 /* pgstate_add() of the pages of a bitmap, all of one palette entry:
- * page vaddr + (i << page_shift), for i < npages, is present with flags
- * fl and mapcount mc if bit i % 64 of words[i / 64] is set, else absent
- * (not a run). The same as pgstate_add() of the maximal runs of set bits
- * (as a classification into runs gives them), without a list of runs in
- * memory: a chunk of scattered pages costs a word per 64 pages instead of
- * a run of 24 bytes per page. Returns as pgstate_add(). */
+ * page vaddr + (i << page_shift), for first <= i < npages, is present
+ * with flags fl and mapcount mc if bit i % 64 of words[i / 64] is set,
+ * else absent (not a run); the bits below first are not read (a bitmap
+ * added in pieces, other runs between them). The same as pgstate_add()
+ * of the maximal runs of set bits (as a classification into runs gives
+ * them), without a list of runs in memory: a chunk of scattered pages
+ * costs a word per 64 pages instead of a run of 24 bytes per page.
+ * Returns as pgstate_add() (0 when first >= npages). */
 int pgstate_add_bits(struct pgstate_enc *e, uint64_t vaddr,
-		     const uint64_t *words, uint64_t npages, uint32_t fl,
-		     uint32_t mc);
+		     const uint64_t *words, uint64_t first, uint64_t npages,
+		     uint32_t fl, uint32_t mc);
 int pgstate_end(struct pgstate_enc *e);
 void pgstate_enc_free(struct pgstate_enc *e);
 

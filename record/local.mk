@@ -8,6 +8,7 @@ libmemsz_a_SOURCES += record/perf.c record/perf.h record/perf_int.h \
 	record/snapshot.c record/snapshot.h record/snap_int.h \
 	record/snap_pagemap.c record/snap_pagemap.h \
 	record/snap_kpage.c record/snap_kpage.h record/snap_keys.c \
+	record/snap_class.h record/snap_classify.c \
 	record/snap_charge.c \
 	record/snap_clean.c \
 	record/snap_share.c record/snap_share.h \

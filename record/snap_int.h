@@ -224,6 +224,8 @@ struct snap_ctx {
 	size_t cap;   /* pages of the other arrays (snap_pool.c ctx_get) */
 	struct snap_page_region *vec; /* SCAN_VEC regions */
 	uint64_t kpage_lookups;
+	/* chunks classify_mostly (snap_kpage.c) is not tried on any more */
+	unsigned mostly_skip;
 	bool scanned;
 	/* pagemap_read_task of a split job only scanned the task: its pagemap
 	 * entries are read after the release */
@@ -298,7 +300,9 @@ struct snap_slot {
 	 * listed, of flags bits_fl (MD_PG_HUGE added in a hugetlb
 	 * mapping) and mapcount bits_mc, if bit i % 64 of bits[i / 64] is
 	 * set (i < nbits); the encoder takes it as it is
-	 * (md_mapping_add_bits), a shmem mapping's as runs (slot_add) */
+	 * (md_mapping_add_bits), a shmem mapping's as runs (slot_add).
+	 * Runs besides (classify_mostly): the chunk's pages of other
+	 * classes, whose bits are clear, in address order */
 	size_t nbits;
 	uint64_t bits_va;
 	uint32_t bits_fl, bits_mc;
@@ -376,9 +380,12 @@ struct snapper {
 	/* its pages whose cgroups are still to be read, in address order
 	 * (kpage_charges_add): ncgq of them, each a sort key (its PFN above
 	 * its index), its address and pages (as cg_ref's va_n), and the
-	 * sort's scratch, which then holds each page's cgroup */
+	 * sort's scratch, which then holds each page's cgroup (only where
+	 * the frames lie too far apart for snap_charge.c's bitmap) */
 	uint64_t *cgkey, *cgva, *cgtmp;
 	size_t ncgq, cgkey_cap, cgva_cap, cgtmp_cap;
+	/* the lowest and highest PFN of its keys (while ncgq > 0) */
+	uint64_t cgq_lo, cgq_hi;
 	/* the keys of the look-ups of the chunks held (snap_hold.c) for
 	 * kpagecount and for kpageflags, a region a slot, which then hold what
 	 * was read; where they are gathered and sorted (each NULL until

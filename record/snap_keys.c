@@ -193,8 +193,9 @@ int kpage_keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
 	return keys_read(buf, nbuf, look, n, idx_bits, fd, dst, false, preads);
 }
 
-/* One part of sorted keys, read by keys_part_read through the buffer buf
- * of nbuf entries (on a thread of its own, tid, but for the first). */
+/* One part of sorted keys, read by keys_part_main through the buffer buf
+ * of nbuf entries (kpage_parts_run: on a thread of its own but for the
+ * first). */
 struct keys_part {
 	uint64_t *buf;
 	size_t nbuf;
@@ -206,29 +207,52 @@ struct keys_part {
 	bool by_pos;
 	size_t preads;
 	int ret;
-	pthread_t tid;
 };
 
 /* Read the part's keys into dst at their index (kpage_keys_read: each key its
  * own index, so parts read on threads of their own never write the same
- * entry), or by_pos at their position (dst is then the part's own).
- * Returns 0 or -errno. */
-static int keys_part_read(struct keys_part *p)
-{
-	return keys_read(p->buf, p->nbuf, p->key, p->n, p->idx_bits, p->fd,
-			 p->dst, p->by_pos, &p->preads);
-}
-
+ * entry), or by_pos at their position (dst is then the part's own); ret
+ * 0 or -errno. */
 static void *keys_part_main(void *arg)
 {
 	struct keys_part *p = arg;
 
-	p->ret = keys_part_read(p);
+	p->ret = keys_read(p->buf, p->nbuf, p->key, p->n, p->idx_bits, p->fd,
+			   p->dst, p->by_pos, &p->preads);
 	return NULL;
 }
 
 /* From this many keys on, kpage_keys_read_all reads in parallel parts. */
 #define KEYS_PARALLEL_MIN (1u << 16)
+
+unsigned kpage_keys_nparts(const struct snapper *s, size_t n)
+{
+	unsigned np = 1;
+
+	while (n >= KEYS_PARALLEL_MIN && np < s->nthreads &&
+	       np < SNAP_THREADS_MAX)
+		np++;
+	return np;
+}
+
+void kpage_parts_run(void *parts, size_t size, unsigned np, void *(*fn)(void *))
+{
+	pthread_t tid[SNAP_THREADS_MAX];
+	bool started[SNAP_THREADS_MAX] = {false};
+
+	/* a part no thread could be started for is read here */
+	for (unsigned t = 1; t < np; t++) {
+		void *p = (char *)parts + t * size;
+
+		started[t] = !pthread_create(&tid[t], NULL, fn, p);
+		if (!started[t])
+			fn(p);
+	}
+	fn(parts);
+	for (unsigned t = 1; t < np; t++)
+		if (started[t])
+			pthread_join(tid[t], NULL);
+}
 
 /* kpage_keys_read_all, or kpage_keys_read_sorted when by_pos. */
 static int keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
@@ -236,13 +260,10 @@ static int keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
 			 size_t *preads)
 {
 	struct keys_part part[SNAP_THREADS_MAX];
-	unsigned np = 1;
-	int ret;
+	unsigned np = kpage_keys_nparts(s, n);
+	int ret = 0;
 
-	while (n >= KEYS_PARALLEL_MIN && np < s->nthreads &&
-	       np < SNAP_THREADS_MAX)
-		np++;
-	for (unsigned t = 0; t < np; t++) {
+	for (unsigned t = 0; t < np; t++)
 		part[t] = (struct keys_part){
 		    .buf = t ? xmalloc(KPAGE_BLOCK * sizeof(uint64_t))
 			     : s->ctx[0]->kbuf,
@@ -254,21 +275,14 @@ static int keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
 		    .dst = by_pos ? dst + n * t / np : dst,
 		    .by_pos = by_pos,
 		};
-		/* a part no thread could be started for is read here */
-		if (t && pthread_create(&part[t].tid, NULL, keys_part_main,
-					&part[t])) {
-			part[t].ret = keys_part_read(&part[t]);
-			part[t].tid = pthread_self();
-		}
-	}
-	ret = keys_part_read(&part[0]);
-	for (unsigned t = 1; t < np; t++) {
-		if (!pthread_equal(part[t].tid, pthread_self()))
-			pthread_join(part[t].tid, NULL);
+	kpage_parts_run(part, sizeof(*part), np, keys_part_main);
+	for (unsigned t = 0; t < np; t++) {
 		if (!ret)
 			ret = part[t].ret;
-		free(part[t].buf);
-		part[0].preads += part[t].preads;
+		if (t) {
+			free(part[t].buf);
+			part[0].preads += part[t].preads;
+		}
 	}
 	if (preads)
 		*preads = part[0].preads;

@@ -18,7 +18,7 @@
  */
 #include "config.h"
 
-#include "record/snap_kpage.h"
+#include "record/snap_class.h"
 #include "record/snap_share.h"
 
 #include "record/snap_observer.h"
@@ -125,27 +125,10 @@ bool kpage_pmd_unshare(const struct snapper *s, struct snap_ctx *c, size_t n,
 	return any;
 }
 
-/* True when the cgroups of anonymous pages are looked up too: asked for
- * (snapper_set_anon_charges, -G) and charges are recorded (kpagecgroup
- * readable) for a known cgroup of the process (snapper_set_cgroup). It
- * costs a kpagecgroup entry per anonymous page (kpage_charges_add). The kernel
- * charges an anonymous page to the cgroup that faulted it in and cgroup v1 does
- * not move the charge when the process moves (memory.move_charge_at_immigrate
- * 0), so anonymous memory touched before the process joined, or shared
- * copy-on-write with a parent in another cgroup, is paid for elsewhere. */
-static inline bool anon_charged(const struct snapper *s)
-{
-	return s->anon_cg && s->has_kpagecgroup && s->own_cg;
-}
-
 bool kpage_anon_charged(const struct snapper *s)
 {
 	return anon_charged(s);
 }
-
-/* In c->kflags: the page's kpageflags were not read (no KPF_* bit is
- * this high); page_class takes it as an anonymous page, swap-backed. */
-#define KF_UNREAD (1ull << 63)
 
 /* Read kcount/kflags for the n pages of c->look (maxkey the largest
  * key), whose keys are in page order: each file for the pages that want
@@ -159,8 +142,8 @@ bool kpage_anon_charged(const struct snapper *s)
  * shared after a fork do): exclusive file pages of a clean file want
  * neither, and cost no sort. Returns the files read (enum kpage_file) or
  * -errno. */
-static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
-		      uint64_t maxkey)
+int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
+	       uint64_t maxkey)
 {
 	const struct {
 		uint8_t file;
@@ -228,9 +211,6 @@ static const struct {
     {KPF_IDLE, MD_PG_IDLE},
 };
 
-/* What one page is: its run flags and mapcount, and how it counts. */
-enum page_kind { PAGE_NONE, PAGE_PRESENT, PAGE_SWAPPED, PAGE_ZERO };
-
 /* Whether a present page counts as dirty, from its pagemap entry e and,
  * when they were read (flags), its kpageflags bits in *fl; an anonymous
  * page without them gets the flags it is taken to have. */
@@ -263,9 +243,9 @@ static inline uint32_t swapped_flags(uint64_t e)
 
 /* Classify one page from its pagemap entry e, its PAGEMAP_SCAN bits x and,
  * if looked (see needs_lookup), its kpageflags kf and kpagecount kc. */
-static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
-				 bool looked, uint64_t kf, uint64_t kc,
-				 uint32_t *flp, uint32_t *mcp)
+enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
+			  bool looked, uint64_t kf, uint64_t kc, uint32_t *flp,
+			  uint32_t *mcp)
 {
 	uint32_t fl = 0, mapcount = 0;
 	bool looked_flags = looked, self;
@@ -341,26 +321,6 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
 	*mcp = mapcount;
 	return PAGE_PRESENT;
 }
-
-/* True if a page's sharing and dirtiness need kpagecount/kpageflags:
- * present with a PFN (one a look-up key holds: pfn - 1 < LOOK_PFN_MAX
- * is 0 < pfn <= LOOK_PFN_MAX), unless exclusive anonymous (mapcount 1,
- * dirty). Branch-free: the pre-pass runs it on every page. */
-static inline bool needs_lookup(uint64_t e)
-{
-	uint64_t pfn = e & PM_PFN_MASK;
-
-	return (bool)(((e & PM_PRESENT) != 0) & (pfn - 1 < LOOK_PFN_MAX) &
-		      ((e & (PM_EXCLUSIVE | PM_FILE)) != PM_EXCLUSIVE));
-}
-
-/* The bits of a pagemap entry that page_class reads when it does not look
- * the page up (the PFN only as "non-zero"). */
-#define PM_KEY_MASK                                                            \
-	(PM_PRESENT | PM_SWAPPED | PM_FILE | PM_EXCLUSIVE | PM_SOFTDIRTY)
-/* In such a key: the PFN is non-zero (above the 8 bits of c->extra, below
- * PM_KEY_MASK's). */
-#define KEY_HAS_PFN 0x100u
 
 /* Whether entry e is present or swapped (bit 63 or 62). */
 #define PM_HELD(e) (((e) >> 62) != 0)
@@ -492,17 +452,6 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 	return amb;
 }
 
-/* Whether the memory cgroup of present page e is looked up: with a PFN a
- * look-up key holds (needs_lookup), a file page, which another cgroup
- * may have paid for, or with anon_charged() any page. */
-static inline bool charge_wanted(const struct snapper *s, uint64_t e)
-{
-	uint64_t pfn = e & PM_PFN_MASK;
-
-	return s->has_pfn && s->has_kpagecgroup && pfn - 1 < LOOK_PFN_MAX &&
-	       ((e & PM_FILE) || anon_charged(s));
-}
-
 /* Queue the npages pages at va of the slot, of one folio at frame pfn,
  * for the look-up of their memory cgroup (kpage_charges_add). */
 static void charge_queue(struct snap_slot *sl, uint64_t pfn, uint64_t va,
@@ -521,22 +470,6 @@ struct class_memo {
 	uint32_t fl, mc;
 	enum page_kind kind;
 };
-
-/* The kpageflags (*kf) and kpagecount (*kc) of page i of c, entry e,
- * looked up: those read into count and flags (NULL: none) where the page
- * wants them read, else what the file would say (a mapcount of 1) or
- * KF_UNREAD. */
-static inline void looked_values(const struct snapper *s,
-				 const struct snap_ctx *c, size_t i, uint64_t e,
-				 const uint64_t *count, const uint64_t *flags,
-				 uint64_t *kf, uint64_t *kc)
-{
-	uint8_t w;
-
-	w = kpage_wants(s, c, e);
-	*kc = (w & KF_COUNT) ? count[i] : 1;
-	*kf = (w & KF_FLAGS) && flags ? flags[i] : KF_UNREAD;
-}
 
 /* The class of entry i of c (flags and mapcount into *fl, *mc), its
  * look-ups' values where count and flags say (looked_values), from the
@@ -578,225 +511,6 @@ class_of(const struct snapper *s, const struct snap_ctx *c, size_t i,
 	*fl = m->fl;
 	*mc = m->mc;
 	return m->kind;
-}
-
-/* In a key of classify_single: the page is looked up (needs_lookup),
- * above KEY_HAS_PFN, below PM_KEY_MASK's bits. */
-#define KEY_LOOKED 0x200u
-
-/* The kpageflags bits page_class reads (those of kpf_kept, the zero page
- * and no-page ones) and KF_UNREAD: two pages whose flags differ only
- * elsewhere (referenced, LRU, active...) are of one class. */
-#define KF_CLASS_BITS                                                          \
-	(KF_UNREAD | 1ull << KPF_DIRTY | 1ull << KPF_ANON |                    \
-	 1ull << KPF_SWAPBACKED | 1ull << KPF_KSM | 1ull << KPF_THP |          \
-	 1ull << KPF_HUGE | 1ull << KPF_IDLE | 1ull << KPF_ZERO_PAGE |         \
-	 1ull << KPF_NOPAGE)
-
-/* The key of entry e, scan bits x, that classify_single and
- * classify_bits class a page by (with KEY_LOOKED for a page looked up
- * when lk, a read of no file). */
-static inline uint64_t bits_key(const struct snapper *s, uint64_t e, uint8_t x,
-				bool lk)
-{
-	bool looked = lk && s->has_pfn && needs_lookup(e);
-
-	return (e & PM_KEY_MASK) | x | ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0) |
-	       (looked ? KEY_LOOKED : 0);
-}
-
-/* kpage_classify_filled of a chunk of single pages (its entries present
- * or swapped listed by kpage_prepass), each page looked up taking its
- * values from count and flags where it wanted them read (looked_values;
- * read false: no file was read, kpage_fill found no page wanting one, as
- * for the exclusive file pages of a file known clean where they lie, and
- * every page takes what the files would say, a mapcount of 1 and no
- * flags). A page is classified only when its key (its entry's bits,
- * whether it is looked up, the flags page_class reads and its mapcount)
- * changes, and pages are counted by class then. Its run is built
- * without a branch on whether it continues the last (on scattered pages
- * that branch is mispredicted often): the run being built is kept in
- * registers and stored at its slot on every page, the slot moving on
- * when a page does not continue it. Its cgroup look-up is queued the
- * same way (written always, kept when wanted); room for a run and a
- * look-up a page is made first. On an 8 GiB file half cached,
- * kpage_classify_filled's memo, branches and checks of room cost ~15 ns
- * a page. plain: none of the chunk's pages is looked up (nlook 0, no
- * anonymous cgroups: exclusive anonymous memory, or no PFNs), a page's
- * class is its entry's key alone and no look-up is queued. Inline: read
- * and plain are constants where it is called. */
-static inline __attribute__((always_inline)) void
-classify_single(const struct snapper *s, struct snap_ctx *c,
-		struct snap_slot *sl, uint64_t va, const uint64_t *count,
-		const uint64_t *flags, bool read, bool plain)
-{
-	const uint64_t *pm = c->pm, *off = c->packed ? c->off : NULL;
-	const uint32_t *list = c->w;
-	const uint8_t *extra = c->extra;
-	const unsigned shift = s->page_shift;
-	uint64_t cnt[4] = {0}, key = UINT64_MAX, next = UINT64_MAX, rva = 0;
-	uint64_t mkf = 0, mkc = 0, same = 0;
-	uint32_t fl = 0, mc = 0, rn = 0;
-	enum page_kind kind = PAGE_NONE;
-	size_t nr = sl->nruns, ncg = sl->ncg;
-	struct md_run *runs;
-	struct cg_ref *cg = NULL;
-
-	xgrow(&sl->runs, &sl->cap, nr + c->npresent, sizeof(*sl->runs));
-	if (!plain) {
-		xgrow(&sl->cg, &sl->cgcap, ncg + c->npresent, sizeof(*sl->cg));
-		cg = sl->cg;
-	}
-	runs = sl->runs;
-	for (size_t k = 0; k < c->npresent; k++) {
-		size_t i = list[k];
-		uint64_t e = pm[i], o = off ? off[i] : i, a = va + (o << shift);
-		uint64_t kk = bits_key(s, e, extra[i], !plain);
-		bool looked = kk & KEY_LOOKED;
-		uint64_t kf = looked ? KF_UNREAD : 0, kc = looked, join;
-
-		if (read && looked) {
-			looked_values(s, c, i, e, count, flags, &kf, &kc);
-			kf &= KF_CLASS_BITS;
-		}
-		if (kk != key || kf != mkf || kc != mkc) {
-			uint32_t nfl, nmc;
-
-			cnt[kind] += same;
-			same = 0;
-			kind = page_class(s, e, extra[i], looked, kf, kc, &nfl,
-					  &nmc);
-			/* a page mapped more than once may be memsz's own
-			 * (observer_maps): classified each time */
-			key = kc > 1 && s->self_set ? UINT64_MAX : kk;
-			mkf = kf;
-			mkc = kc;
-			/* another class ends the run */
-			if (nfl != fl || nmc != mc)
-				next = UINT64_MAX;
-			fl = nfl;
-			mc = nmc;
-		}
-		same++;
-		/* all ones if the page continues the run, else zero (a mask,
-		 * which the compiler does not turn back into a branch) */
-		join = -(uint64_t)(o == next);
-		nr += 1 + join;
-		rva = (rva & join) | (a & ~join);
-		rn = (rn & (uint32_t)join) + 1;
-		runs[nr - 1] = (struct md_run){
-		    .vaddr = rva, .npages = rn, .flags = fl, .mapcount = mc};
-		next = o + 1;
-		if (!plain) {
-			cg[ncg] = (struct cg_ref){e & PM_PFN_MASK, a};
-			ncg += (kind == PAGE_PRESENT) & charge_wanted(s, e);
-		}
-	}
-	cnt[kind] += same;
-	sl->nruns = nr;
-	sl->ncg = ncg;
-	sl->present += cnt[PAGE_PRESENT];
-	sl->swapped += cnt[PAGE_SWAPPED];
-}
-
-/* classify_single's case with no file read (read false) for a chunk
- * whose listed pages (present or swapped) all have one key, so all one
- * class: the chunk's pages as a bitmap in the slot (snap_slot.nbits), not
- * as runs. The run list costs 24 bytes a page written here and read back
- * by the encoder (a quarter of memsz's own CPU on every 4th page of
- * 16 GiB, ~20% on an 8 GiB file half cached); a bit a page fits in the
- * first level cache. One pass over the listed pages sets their bits and
- * compares their keys; false (nothing kept) if the keys differ, the chunk
- * is packed (its pages are not its entries) or runs precede. plain as
- * classify_single's (no page looked up, no cgroup queued: exclusive
- * anonymous pages but under anon_charged, pages without a PFN (not root:
- * file pages too), swap entries or zero pages, hugetlb pages with
- * MD_PG_HUGE). Else (file pages known clean, whose cgroups are looked
- * up, or exclusive anonymous pages under -G, anon_charged: every page's
- * charge queued) each page looked up is taken as classify_single takes
- * it (no flags, a mapcount of 1) and each page's cgroup look-up is
- * queued in a second pass, in the same order. Inline: plain is a
- * constant where it is called. */
-static inline __attribute__((always_inline)) bool
-classify_bits(const struct snapper *s, struct snap_ctx *c, struct snap_slot *sl,
-	      uint64_t va, bool plain)
-{
-	const uint64_t *pm = c->pm;
-	const uint32_t *list = c->w;
-	const uint8_t *extra = c->extra;
-	uint64_t *bits = sl->bits, key0, diff = 0;
-	enum page_kind kind;
-	size_t i0, ncg;
-	bool looked;
-
-	if (c->packed || !c->npresent || c->nent > CHUNK_PAGES || sl->nruns)
-		return false;
-	memset(bits, 0, (c->nent + 63) / 64 * sizeof(*bits));
-	i0 = list[0];
-	key0 = bits_key(s, pm[i0], extra[i0], !plain);
-	for (size_t k = 0; k < c->npresent; k++) {
-		size_t i = list[k];
-
-		diff |= bits_key(s, pm[i], extra[i], !plain) ^ key0;
-		bits[i >> 6] |= (uint64_t)1 << (i & 63);
-	}
-	if (diff)
-		return false;
-	looked = key0 & KEY_LOOKED;
-	kind = page_class(s, pm[i0], extra[i0], looked, looked ? KF_UNREAD : 0,
-			  looked, &sl->bits_fl, &sl->bits_mc);
-	sl->nbits = c->nent;
-	sl->bits_va = va;
-	if (kind == PAGE_PRESENT)
-		sl->present += c->npresent;
-	else if (kind == PAGE_SWAPPED)
-		sl->swapped += c->npresent;
-	if (plain || kind != PAGE_PRESENT)
-		return true;
-	ncg = sl->ncg;
-	xgrow(&sl->cg, &sl->cgcap, ncg + c->npresent, sizeof(*sl->cg));
-	for (size_t k = 0; k < c->npresent; k++) {
-		size_t i = list[k];
-		uint64_t e = pm[i];
-
-		sl->cg[ncg] = (struct cg_ref){
-		    e & PM_PFN_MASK, va + ((uint64_t)i << s->page_shift)};
-		ncg += charge_wanted(s, e);
-	}
-	sl->ncg = ncg;
-	return true;
-}
-
-int kpage_classify(const struct snapper *s, struct snap_ctx *c,
-		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
-		   uint64_t maxkey)
-{
-	int ret = 0;
-
-	if (!nlook && !c->weighted && !anon_charged(s)) {
-		if (!classify_bits(s, c, sl, va, true))
-			classify_single(s, c, sl, va, NULL, NULL, false, true);
-		return 0;
-	}
-	if (nlook) {
-		ret = kpage_fill(s, c, nlook, maxkey);
-		if (ret < 0)
-			return ret;
-		c->kpage_lookups += nlook;
-	}
-	if (!ret && !c->weighted) {
-		if (!classify_bits(s, c, sl, va, false))
-			classify_single(s, c, sl, va, NULL, NULL, false, false);
-		return 0;
-	}
-	if (!c->weighted) {
-		classify_single(s, c, sl, va, c->kcount,
-				ret & KF_FLAGS ? c->kflags : NULL, true, false);
-		return 0;
-	}
-	kpage_classify_filled(s, c, sl, va, n, c->kcount,
-			      nlook && (ret & KF_FLAGS) ? c->kflags : NULL);
-	return 0;
 }
 
 void kpage_classify_filled(const struct snapper *s, struct snap_ctx *c,

@@ -147,6 +147,18 @@ int kpage_keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
 size_t kpage_keys_blocks(const uint64_t *look, size_t n, unsigned idx_bits,
 			 size_t nbuf);
 
+/* The parts a read of n keys of a snapshot's is cut into: one below
+ * KEYS_PARALLEL_MIN keys, else one per thread of the snapshot
+ * (s->nthreads), at most SNAP_THREADS_MAX. */
+unsigned kpage_keys_nparts(const struct snapper *s, size_t n);
+
+/* Call fn on each of the np parts at parts (size bytes each): the first
+ * on the caller's thread, the others each on a thread of its own (on the
+ * caller's, one after the other, where none can be started); returns
+ * once every call has. */
+void kpage_parts_run(void *parts, size_t size, unsigned np,
+		     void *(*fn)(void *));
+
 /* Read kpage file fd for the n keys of key, sorted by kpage_keys_sort:
  * the entry of the PFN of each key into dst at the key's index (its low
  * idx_bits), one pread per block of nearby frames (KPAGE_GAP); from
@@ -177,11 +189,12 @@ int kpage_keys_read_sorted(struct snapper *s, const uint64_t *key, size_t n,
 int kpage_charges_add(struct snapper *s, const struct snap_slot *sl);
 
 /* Look the queued pages' memory cgroups up in /proc/kpagecgroup, all at
- * once: their PFNs sorted (one radix sort) and read in one pread per
- * block of nearby frames, a large queue cut into one part per thread of
- * the snapshot, read on threads of their own, the first through the
- * scratch of the caller's thread (s->ctx[0], free whenever the caller
- * is not running a task). Append the pages charged to another cgroup
+ * once: their frames in order (a bitmap of them where they lie within 64
+ * frames a page queued, else their PFNs sorted by one radix sort) read in
+ * one pread per block of nearby frames, a large queue cut into one part
+ * per thread of the snapshot, read on threads of their own, the first
+ * through the scratch of the caller's thread (s->ctx[0], free whenever
+ * the caller is not running a task). Append the pages charged to another cgroup
  * than the process's (snapper_set_cgroup) to the snapshot's charge runs
  * in address order, joined where they continue each other, and empty the
  * queue. A sort per chunk would leave a large mapping's scattered frames

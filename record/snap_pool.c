@@ -342,17 +342,32 @@ static void hugetlb_runs(const struct snapper *s, const struct procmap *m,
 }
 
 /* The bitmap of slot sl (snap_slot.nbits) as its runs, pages of 1 << shift
- * bytes, for shmswap_fill (a shared mapping whose pages may be swapped out
+ * bytes, with the runs it had besides (classify_mostly) in their places,
+ * for shmswap_fill (a shared mapping whose pages may be swapped out
  * between them). */
 static void slot_bits_runs(struct snap_slot *sl, unsigned shift)
 {
-	size_t nr = 0;
+	struct md_run *other = NULL;
+	size_t nr = 0, r = 0, nother = sl->nruns;
 	bool prev = false;
 
+	if (nother) {
+		other = xmalloc(nother * sizeof(*other));
+		memcpy(other, sl->runs, nother * sizeof(*other));
+	}
+	/* a run a page at most, those besides included */
 	xgrow(&sl->runs, &sl->cap, sl->nbits, sizeof(*sl->runs));
 	for (size_t i = 0; i < sl->nbits; i++) {
 		bool set = sl->bits[i >> 6] >> (i & 63) & 1;
 
+		if (r < nother &&
+		    i == (other[r].vaddr - sl->bits_va) >> shift) {
+			/* its pages' bits are clear */
+			sl->runs[nr++] = other[r];
+			i += other[r++].npages - 1;
+			prev = false;
+			continue;
+		}
 		if (set && prev)
 			sl->runs[nr - 1].npages++;
 		else if (set)
@@ -364,8 +379,33 @@ static void slot_bits_runs(struct snap_slot *sl, unsigned shift)
 			};
 		prev = set;
 	}
+	free(other);
 	sl->nruns = nr;
 	sl->nbits = 0;
+}
+
+/* Slot sl's bitmap into the mapping's record in pieces, the runs it has
+ * besides (classify_mostly) between them, in address order. Returns 0 or
+ * the first error. */
+static int slot_add_bits(const struct snapper *s, const struct snap_slot *sl)
+{
+	uint64_t from = 0;
+	int ret = 0;
+
+	for (size_t r = 0; r < sl->nruns && !ret; r++) {
+		uint64_t at =
+		    (sl->runs[r].vaddr - sl->bits_va) >> s->page_shift;
+
+		ret = md_mapping_add_bits(s->w, sl->bits_va, sl->bits, from, at,
+					  sl->bits_fl, sl->bits_mc);
+		if (!ret)
+			ret = md_mapping_add(s->w, &sl->runs[r], 1);
+		from = at + sl->runs[r].npages;
+	}
+	if (!ret)
+		ret = md_mapping_add_bits(s->w, sl->bits_va, sl->bits, from,
+					  sl->nbits, sl->bits_fl, sl->bits_mc);
+	return ret;
 }
 
 /* Add slot sl's pages to the mapping's record: its bitmap as it is, else
@@ -375,8 +415,7 @@ static int slot_add(struct snap_job *j, struct snap_slot *sl, bool last)
 {
 	if (sl->nbits && !j->shm.on) {
 		j->shm.added = 0;
-		return md_mapping_add_bits(j->s->w, sl->bits_va, sl->bits,
-					   sl->nbits, sl->bits_fl, sl->bits_mc);
+		return slot_add_bits(j->s, sl);
 	}
 	if (sl->nbits)
 		slot_bits_runs(sl, j->s->page_shift);

@@ -12,7 +12,7 @@ that holds a dirty page, or a page marked clean outside its piece, makes
 memsz count that page clean where smaps counts it dirty.
 
 The workload, in a fresh directory on a file system with a block device
-(cachestat is asked only there), maps five sparse files whose pages it
+(cachestat is asked only there), maps six sparse files whose pages it
 reads (clean; MADV_RANDOM: one page a folio) and dirties every Nth page
 of (N a prime: at every offset from the edges of the pieces somewhere)
 and the last:
@@ -35,15 +35,26 @@ and the last:
         classify_single does, from the flags read (the pages of the other
         mappings, mapped twice, are all looked up for their mapcount, in
         chunks held or of large folios)
-then forks a child, which reads every page again but solo's (mapped
-twice), and both stop. For both processes each mapping's memsz numbers must be
-smaps' (read before and after, equal): Rss, Private_Clean,
-Private_Dirty, Shared_Clean and Shared_Dirty exactly, Pss within a kB.
+  half  768 MiB laid out as bench_snapshot's "file, dirty": a fresh
+        file, its cache dropped, every other page read (MADV_RANDOM),
+        then one read page in 512 dirtied with pwrite(2), never read by
+        the child: chunks of mostly clean pages with a dirty one here and
+        there, which record/snap_kpage.c classify_mostly keeps as a
+        bitmap of the clean pages with the dirty ones as runs between its
+        pieces (record/snap_pool.c slot_add_bits); a run left out of the
+        data file loses its dirty page. 12 chunks of the snapshot: a
+        thread that gave up on a chunk of many classes passes over the
+        next few (MOSTLY_SKIP), not all of them
+then forks a child, which reads every page again but solo's and half's
+(mapped once; the others twice), and both stop. For both processes
+each mapping's memsz numbers must be smaps' (read before and after,
+equal): Rss, Private_Clean, Private_Dirty, Shared_Clean and Shared_Dirty
+exactly, Pss within a kB.
 ro and rw start at a file offset: a piece asked where the mapping's
 pages are not (the mapping's start taken as the file's) may find no
 dirty page where they have one. Skipped without root (PFNs), on a file
 system without a block device, or when smaps shows no dirty page in
-`ro` or `solo` (written back already)."""
+`ro`, `solo` or `half` (written back already)."""
 import os
 import subprocess
 import sys
@@ -104,7 +115,21 @@ for p in pages(64 * MIB, 4099):
 solo_fd, solo = mapped("solo", 64 * MIB, mmap.MAP_SHARED, mmap.PROT_READ)
 for p in pages(64 * MIB, 4099):
     os.pwrite(solo_fd, b"d", p * page)
-for name in ("ro", "rw", "priv", "big", "solo"):
+# bench_snapshot's "file, dirty": a fresh file, its cache dropped, every
+# other page read, then one read page in 512 dirtied with pwrite(2); 12
+# chunks of the snapshot (64 MiB each), not all passed over by a thread
+# that just gave up on a chunk of many classes (MOSTLY_SKIP)
+HALF = 768 * MIB
+half_fd = os.open(os.path.join(d, "half"), os.O_RDWR | os.O_CREAT, 0o600)
+os.ftruncate(half_fd, HALF)
+os.posix_fadvise(half_fd, 0, HALF, os.POSIX_FADV_DONTNEED)
+half = mmap.mmap(half_fd, HALF, mmap.MAP_SHARED, mmap.PROT_READ)
+half.madvise(mmap.MADV_RANDOM)
+for off in range(0, HALF, 2 * page):
+    half[off]
+for off in range(0, HALF, 1024 * page):
+    os.pwrite(half_fd, b"d", off)
+for name in ("ro", "rw", "priv", "big", "solo", "half"):
     path = os.path.join(d, name)
     with open("/proc/self/maps") as f:
         for line in f:
@@ -115,7 +140,7 @@ r, w = os.pipe()
 kid = os.fork()
 if kid == 0:
     # a shared file mapping's pages are not copied at fork: read again
-    # (not solo's: mapped once)
+    # (not solo's or half's: mapped once)
     for m, size in ((ro, 96 * MIB), (rw, 64 * MIB), (pv, 64 * MIB),
                     (big, 64 * MIB)):
         for off in range(0, size, page):
@@ -151,17 +176,19 @@ def main():
         try:
             regions, kids = lib.workload_stopped(p)
             kid = kids[0] if kids else None
-            if (set(regions) != {"ro", "rw", "priv", "big", "solo"} or
+            if (set(regions) != {"ro", "rw", "priv", "big", "solo",
+                                 "half"} or
                     kid is None):
                 lib.fail(f"the workload's mappings: {sorted(regions)}")
             lib.wait_stopped(kid)
             sm = lib.smaps_regions(p.pid, regions)
-            ro, solo = sm["ro"], sm["solo"]
+            ro, solo, half = sm["ro"], sm["solo"], sm["half"]
             dirty = ro["Shared_Dirty"] + ro["Private_Dirty"]
             clean = ro["Shared_Clean"] + ro["Private_Clean"]
-            if not dirty or not solo["Private_Dirty"]:
-                lib.skip("ro's or solo's dirty pages were written back "
-                         "already")
+            if (not dirty or not solo["Private_Dirty"] or
+                    not half["Private_Dirty"]):
+                lib.skip("ro's, solo's or half's dirty pages were written "
+                         "back already")
             lib.check(dirty < 2 * MIB and clean > 90 * MIB and
                       ro["Shared_Dirty"] + ro["Shared_Clean"] == ro["Rss"],
                       f"ro: a few dirty pages ({dirty} B) among clean ones "
@@ -171,6 +198,12 @@ def main():
                       solo["Private_Clean"] + solo["Private_Dirty"] ==
                       solo["Rss"],
                       f"solo: a few dirty pages ({solo['Private_Dirty']} B) "
+                      f"among clean ones, all private")
+            lib.check(half["Private_Dirty"] < 4 * MIB and
+                      half["Private_Clean"] > 300 * MIB and
+                      half["Private_Clean"] + half["Private_Dirty"] ==
+                      half["Rss"],
+                      f"half: a few dirty pages ({half['Private_Dirty']} B) "
                       f"among clean ones, all private")
             data = os.path.join(d, "t.data")
             compare(p.pid, regions, data, "parent")

@@ -8,7 +8,11 @@ bitmap (record/snap_kpage.c classify_bits, plain false); the cgroup
 look-up of each of its pages is queued in a second pass over the chunk's
 listed pages. A look-up queued for the wrong page's frame (the first
 page's, say) or a page left out (the last of the chunk) charges file
-pages to the wrong cgroup.
+pages to the wrong cgroup. On a machine whose page cache frames lie
+spread out (as where this was written: the queue's frames span more than
+64 frames a page queued), record/snap_charge.c kpage_charges_flush reads
+the queue sorted, and these charge checks take that path; its bitmap of
+the queued frames (charges_by_bitmap) is covered by t2315.
 
 As root, on cgroup v1's memory hierarchy (skipped elsewhere, where a page
 cached by one cgroup and mapped by another is charged as here), memory

@@ -397,6 +397,19 @@ static size_t bits_runs(const uint64_t *w, size_t n, uint64_t page, uint32_t k,
 	return nr;
 }
 
+/* End encoders a and b and check they wrote the same: palette, run count
+ * and block stream. */
+static void encs_end_same(struct pgstate_enc *a, struct pgstate_enc *b)
+{
+	assert_int_equal(pgstate_end(a), 0);
+	assert_int_equal(pgstate_end(b), 0);
+	assert_int_equal(a->npal, b->npal);
+	assert_memory_equal(a->pal, b->pal, a->npal * PGSTATE_PAL_SIZE);
+	assert_int_equal(a->nruns, b->nruns);
+	assert_int_equal(a->len, b->len);
+	assert_memory_equal(a->out, b->out, a->len);
+}
+
 /* pgstate_add_bits() encodes what pgstate_add() does for the maximal runs
  * of its set bits: the same palette, block stream and run count, for
  * chunks of every density (empty, scattered, full, in stretches) and
@@ -426,7 +439,7 @@ static void test_pgstate_bits(void **state)
 				nr = bits_runs(w, n, page, k, rl);
 				assert_int_equal(
 				    pgstate_add_bits(
-					&a, LAYOUT_START + page * 4096, w, n,
+					&a, LAYOUT_START + page * 4096, w, 0, n,
 					ref_flags[k], ref_mc[k]),
 				    0);
 				assert_int_equal(pgstate_add(&b, rl, nr), 0);
@@ -448,24 +461,129 @@ static void test_pgstate_bits(void **state)
 			assert_int_equal(pgstate_add(&a, rl, nr), 0);
 			assert_int_equal(pgstate_add(&b, rl, nr), 0);
 		}
-		assert_int_equal(pgstate_end(&a), 0);
-		assert_int_equal(pgstate_end(&b), 0);
-		assert_int_equal(a.npal, b.npal);
-		assert_memory_equal(a.pal, b.pal, a.npal * PGSTATE_PAL_SIZE);
-		assert_int_equal(a.nruns, b.nruns);
-		assert_int_equal(a.len, b.len);
-		assert_memory_equal(a.out, b.out, a.len);
+		encs_end_same(&a, &b);
 	}
 	/* a bitmap past the mapping's end is refused, as its runs are */
 	pgstate_begin(&a, LAYOUT_START, 100, 12);
 	memset(w, 0xff, 2 * sizeof(*w));
 	assert_int_equal(
-	    pgstate_add_bits(&a, LAYOUT_START, w, 101, ref_flags[0], 1),
+	    pgstate_add_bits(&a, LAYOUT_START, w, 0, 101, ref_flags[0], 1),
 	    -EINVAL);
 	assert_int_equal(pgstate_end(&a), -EINVAL);
 	pgstate_enc_free(&a);
 	pgstate_enc_free(&b);
 	free(rl);
+	free(w);
+	(void)state;
+}
+
+/* The reference runs of n pages at page, in page order: those of the
+ * set bits of w (of entry k), and at each page of others[] whose bit is
+ * clear, a page of entry ok[] (joined with the page before it when that
+ * is of the same entry). Returns their count. */
+static size_t pieces_runs(const uint64_t *w, size_t n, uint64_t page,
+			  uint32_t k, const uint32_t *ok, struct md_run *out)
+{
+	size_t nr = 0;
+	uint32_t prev = UINT32_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t e = w[i / 64] >> (i % 64) & 1 ? k : ok[i];
+
+		if (e == UINT32_MAX) {
+			prev = e;
+			continue;
+		}
+		if (e == prev) {
+			out[nr - 1].npages++;
+			continue;
+		}
+		out[nr++] = (struct md_run){
+		    .vaddr = LAYOUT_START + (page + i) * 4096ull,
+		    .npages = 1,
+		    .flags = ref_flags[e],
+		    .mapcount = ref_mc[e],
+		};
+		prev = e;
+	}
+	return nr;
+}
+
+/* A bitmap added in pieces, pgstate_add_bits() from a first page on, with
+ * runs of other entries between them (as record's slot_add_bits adds a
+ * chunk most of whose pages are of one class), encodes what pgstate_add()
+ * does for all the runs in page order: pieces that start inside a word
+ * or at its start, empty ones (two runs of others in a row), runs of
+ * others at the bitmap's first and last pages and next to its runs. */
+static void test_pgstate_bits_pieces(void **state)
+{
+	static const unsigned dens[] = {16, 512, 1008, 1024, 2000};
+	enum { CHUNK = 1 << 12, MAPPING = 1 << 20 };
+	uint64_t *w = xcalloc(CHUNK / 64, sizeof(*w));
+	uint32_t *ok = xcalloc(CHUNK, sizeof(*ok));
+	struct md_run *rl = xcalloc(CHUNK, sizeof(*rl));
+	struct md_run *other = xcalloc(CHUNK, sizeof(*other));
+	struct pgstate_enc a = {0}, b = {0};
+
+	ref_palette();
+	for (int round = 0; round < 40; round++) {
+		uint64_t page = 0;
+
+		pgstate_begin(&a, LAYOUT_START, MAPPING, 12);
+		pgstate_begin(&b, LAYOUT_START, MAPPING, 12);
+		while (page < MAPPING - CHUNK) {
+			size_t n = 1 + rnd() % CHUNK, nr, no = 0;
+			uint32_t k = (uint32_t)(rnd() % 5);
+			uint64_t from = 0;
+
+			bits_make(w, n, dens[rnd() % ARRAY_SIZE(dens)]);
+			/* others at clear bits: now and then, in runs of a
+			 * few, at the ends too */
+			for (size_t i = 0; i < n; i++) {
+				bool clear = !(w[i / 64] >> (i % 64) & 1);
+				bool want =
+				    i == 0 || i == n - 1 || rnd() % 64 == 0 ||
+				    (i && ok[i - 1] != UINT32_MAX && rnd() % 2);
+
+				ok[i] = clear && want
+					    ? 5 + (uint32_t)(rnd() % 3)
+					    : UINT32_MAX;
+			}
+			nr = pieces_runs(w, n, page, k, ok, rl);
+			/* the others' runs alone, as classify_mostly keeps
+			 * them (the bitmap's pages cleared) */
+			for (size_t r = 0; r < nr; r++)
+				if (rl[r].flags != ref_flags[k] ||
+				    rl[r].mapcount != ref_mc[k])
+					other[no++] = rl[r];
+			for (size_t r = 0; r < no; r++) {
+				uint64_t at =
+				    (other[r].vaddr - LAYOUT_START) / 4096 -
+				    page;
+
+				assert_int_equal(
+				    pgstate_add_bits(
+					&a, LAYOUT_START + page * 4096, w, from,
+					at, ref_flags[k], ref_mc[k]),
+				    0);
+				assert_int_equal(pgstate_add(&a, &other[r], 1),
+						 0);
+				from = at + other[r].npages;
+			}
+			assert_int_equal(
+			    pgstate_add_bits(&a, LAYOUT_START + page * 4096, w,
+					     from, n, ref_flags[k], ref_mc[k]),
+			    0);
+			assert_int_equal(pgstate_add(&b, rl, nr), 0);
+			page += n + rnd() % 3 * (rnd() % 100);
+		}
+		encs_end_same(&a, &b);
+	}
+	pgstate_enc_free(&a);
+	pgstate_enc_free(&b);
+	free(other);
+	free(rl);
+	free(ok);
 	free(w);
 	(void)state;
 }
@@ -492,7 +610,7 @@ static void bits_against_runs(struct pgstate_enc *a, struct pgstate_enc *b,
 	pgstate_begin(b, LAYOUT_START, 100, 12);
 	assert_int_equal(pgstate_add(b, rl, nr), want);
 	assert_int_equal(
-	    pgstate_add_bits(a, vaddr, w, n, ref_flags[0], ref_mc[0]), want);
+	    pgstate_add_bits(a, vaddr, w, 0, n, ref_flags[0], ref_mc[0]), want);
 	assert_int_equal(pgstate_end(b), want);
 	assert_int_equal(pgstate_end(a), want);
 	if (want)
@@ -544,7 +662,7 @@ static void test_pgstate_bits_bounds(void **state)
 		rl[i] = (struct md_run){LAYOUT_START + (512 + 2 * i) * 4096ull,
 					1, ref_flags[300], ref_mc[300], 0};
 	assert_int_equal(pgstate_add_bits(&a, LAYOUT_START + 512 * 4096ull, &w,
-					  64, ref_flags[300], ref_mc[300]),
+					  0, 64, ref_flags[300], ref_mc[300]),
 			 0);
 	assert_int_equal(pgstate_add(&b, rl, 32), 0);
 	assert_int_equal(pgstate_end(&a), 0);
@@ -691,6 +809,7 @@ int main(void)
 	    cmocka_unit_test(test_layouts_round_trip),
 	    cmocka_unit_test(test_mapping_pieces),
 	    cmocka_unit_test(test_pgstate_bits),
+	    cmocka_unit_test(test_pgstate_bits_pieces),
 	    cmocka_unit_test(test_pgstate_bits_bounds),
 	    cmocka_unit_test(test_worst_layout_bits),
 	    cmocka_unit_test(test_corrupt_pages),
