@@ -1025,6 +1025,23 @@ def build_id(path):
     return None
 
 
+@contextlib.contextmanager
+def socket_dir(owner=None):
+    """A new directory for unix sockets (a server's, a browser's) whose
+    paths fit in sun_path (108 bytes with its NUL) however long TMPDIR is:
+    made by mkdtemp under /tmp, mode 0700 (owner: a user name that then
+    owns it, for a server that runs as that user). Yields its path; on
+    leaving, even on a failure, removes it with what is in it."""
+    import tempfile
+    d = tempfile.mkdtemp(prefix="memsz-sock-", dir="/tmp")
+    try:
+        if owner:
+            shutil.chown(d, owner)
+        yield d
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def free_port():
     """A TCP port on 127.0.0.1 nothing listens on (just now)."""
     import socket
