@@ -3,17 +3,15 @@
 """t2140: a real service. A PostgreSQL 15 cluster (initdb into a temporary
 directory as nobody, its unix socket in a short one of its own, no TCP) is
 recorded with `memsz record -p POSTMASTER` while psql sessions open and
-run queries (one
-session ends while recorded, two stay). The cluster is then stopped
-(SIGSTOP) and the recording ended. Every backend forked meanwhile must be
-in the recording under its pid and its `postgres: ...` name, and for each
-recorded process alive at the end, the last snapshot's RSS, DIRTY and SWAP
-must equal its /proc/PID/smaps sums, SHR DIRTY and SHR CLEAN (over the
-cluster's own files and memory: other processes map system libraries
-meanwhile) Shared_Dirty and Shared_Clean within a few pages, and PSS be
-within a page per mapping
-(smaps read after memsz has exited: PSS is observer-free). --by comms
-groups them all under "postgres".
+run queries (one session ends while recorded, two stay). The cluster is
+then stopped (SIGSTOP) and the recording ended. Every backend forked
+meanwhile must be in the recording under its pid and its `postgres: ...`
+name, and for each recorded process alive at the end, the last snapshot's
+RSS, DIRTY and SWAP must equal its /proc/PID/smaps sums, SHR DIRTY and SHR
+CLEAN (over the cluster's own files and memory: other processes map system
+libraries meanwhile) Shared_Dirty and Shared_Clean within a few pages, and
+PSS be within a page per mapping (smaps read after memsz has exited: PSS
+is observer-free). --by comms groups them all under "postgres".
 """
 import os
 import signal
