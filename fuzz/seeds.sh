@@ -45,7 +45,7 @@ $cc -O2 -fPIE -pie -o "$out/elf/pie" "$tmp/main.c"
 cp "$out/elf/pie" "$out/elf/pie-stripped"
 strip --strip-all "$out/elf/pie-stripped"
 # a MiniDebugInfo (.gnu_debugdata) as Fedora's find-debuginfo.sh makes it
-# (tests/memsz_testlib.py), its xz without a check: a mutated payload
+# (tests/memsz_testlib/elf.py), its xz without a check: a mutated payload
 # reaches the ELF reader, not only the CRC
 if command -v xz >/dev/null; then
 	m=$tmp/mdi

@@ -394,7 +394,16 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3323-report-vm-once-note.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
-EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
+# the helpers of the Python tests: one package, a module by theme
+memsz_testlib = tests/memsz_testlib/__init__.py \
+	tests/memsz_testlib/cgroup.py \
+	tests/memsz_testlib/core.py \
+	tests/memsz_testlib/elf.py \
+	tests/memsz_testlib/formats.py \
+	tests/memsz_testlib/proc.py \
+	tests/memsz_testlib/record.py \
+	tests/memsz_testlib/system.py
+EXTRA_DIST += $(e2e_tests) tests/lib.sh $(memsz_testlib) \
 	tests/elf-fixtures/elf-byteswap.py \
 	tests/workloads/cg_load.c \
 	tests/workloads/diff_grow.c \

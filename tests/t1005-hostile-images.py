@@ -89,7 +89,10 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, _, err = run("record", "-o", data, "--", prog)
     if rc != 0:
         lib.fail("memsz record -- %s: %s" % (prog, err))
-    rc, out, err = run("report", "-i", data, "--by", "files")
+    # --width 0: the whole label, however long the temporary path is
+    # (the table cuts a label wider than its column in the middle)
+    rc, out, err = run("report", "-i", data, "--by", "files", "--width",
+                       "0")
     if rc != 0 or prog not in out:
         lib.fail("the recording does not name %s: %s%s" % (prog, out, err))
 

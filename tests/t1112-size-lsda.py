@@ -31,6 +31,7 @@ stripped (objcopy): its LSDAs still end the LSDA before them, whose TType
 offset is raised past them (catch_int.cold's): that one must not take
 cleanup's bytes, which stay under the section label.
 """
+import csv
 import os
 import re
 import shutil
@@ -222,7 +223,7 @@ def memsz_rows(path):
     ok = r.returncode == 0 and "Sanitizer" not in r.stderr
     check(ok, "%s: exit 0 (%d%s)" % (name, r.returncode,
                                       "" if ok else ": " + r.stderr[-300:]))
-    rows = lib.csv.DictReader(r.stdout.splitlines())
+    rows = csv.DictReader(r.stdout.splitlines())
     got = {}
     total = 0
     for x in rows:

@@ -1,18 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """t2140: a real service. A PostgreSQL 15 cluster (initdb into a temporary
-directory as nobody, a unix socket there, no TCP) is recorded with
-`memsz record -p POSTMASTER` while psql sessions open and run queries (one
-session ends while recorded, two stay). The cluster is then stopped
-(SIGSTOP) and the recording ended. Every backend forked meanwhile must be
-in the recording under its pid and its `postgres: ...` name, and for each
-recorded process alive at the end, the last snapshot's RSS, DIRTY and SWAP
-must equal its /proc/PID/smaps sums, SHR DIRTY and SHR CLEAN (over the
-cluster's own files and memory: other processes map system libraries
-meanwhile) Shared_Dirty and Shared_Clean within a few pages, and PSS be
-within a page per mapping
-(smaps read after memsz has exited: PSS is observer-free). --by comms
-groups them all under "postgres".
+directory as nobody, its unix socket in a short one of its own, no TCP) is
+recorded with `memsz record -p POSTMASTER` while psql sessions open and
+run queries (one session ends while recorded, two stay). The cluster is
+then stopped (SIGSTOP) and the recording ended. Every backend forked
+meanwhile must be in the recording under its pid and its `postgres: ...`
+name, and for each recorded process alive at the end, the last snapshot's
+RSS, DIRTY and SWAP must equal its /proc/PID/smaps sums, SHR DIRTY and SHR
+CLEAN (over the cluster's own files and memory: other processes map system
+libraries meanwhile) Shared_Dirty and Shared_Clean within a few pages, and
+PSS be within a page per mapping (smaps read after memsz has exited: PSS
+is observer-free). --by comms groups them all under "postgres".
 """
 import os
 import signal
@@ -85,7 +84,7 @@ def smaps_sums(pid):
     return sums
 
 
-def run(tmp):
+def run(tmp, sock):
     data = os.path.join(tmp, "pg.data")
     pgdata = os.path.join(tmp, "data")
     os.chmod(tmp, 0o777)
@@ -94,7 +93,7 @@ def run(tmp):
                    check=True, stdout=subprocess.DEVNULL)
     subprocess.run(NOBODY + [f"{PGBIN}/pg_ctl", "-D", pgdata, "-w", "-l",
                              os.path.join(tmp, "log"), "-o",
-                             f"-k {tmp} -c listen_addresses=''", "start"],
+                             f"-k {sock} -c listen_addresses=''", "start"],
                    check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(pgdata, "postmaster.pid")) as f:
         pm = int(f.readline())
@@ -106,14 +105,14 @@ def run(tmp):
                        rec.poll() is not None, "memsz to attach")
         check(rec.poll() is None, "memsz attached to the postmaster")
         # one session that runs a query and ends while recorded
-        s0 = Session(tmp)
+        s0 = Session(sock)
         gone = int(s0.query("select pg_backend_pid();"))
         s0.query("select count(*) from generate_series(1, 100000);")
         s0.close()
         lib.wait_until(lambda: not os.path.exists(f"/proc/{gone}"),
                        "the first backend to exit")
         # two that stay, with queries that make them use memory
-        sessions = [Session(tmp), Session(tmp)]
+        sessions = [Session(sock), Session(sock)]
         live = [int(s.query("select pg_backend_pid();")) for s in sessions]
         for s in sessions:
             s.query("select sum(length(repeat('x', g))) from "
@@ -252,8 +251,11 @@ def main():
         lib.skip("needs root: nobody runs the cluster, memsz needs PFNs")
     if not os.access(f"{PGBIN}/postgres", os.X_OK):
         lib.skip(f"no {PGBIN}/postgres (Debian package postgresql)")
-    with tempfile.TemporaryDirectory(prefix="memsz-t2140.") as tmp:
-        run(tmp)
+    # the socket in a short directory of its own: one under a long
+    # TMPDIR would not fit in sun_path
+    with tempfile.TemporaryDirectory(prefix="memsz-t2140.") as tmp, \
+            lib.socket_dir("nobody") as sock:
+        run(tmp, sock)
     return lib.finish()
 
 

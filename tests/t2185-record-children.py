@@ -174,9 +174,18 @@ def postgres(tmp):
     subprocess.run(NOBODY + [f"{PGBIN}/initdb", "-D", pgdata, "-A", "trust",
                              "-U", "tester", "--no-sync"],
                    check=True, stdout=subprocess.DEVNULL)
+    # the socket in a short directory of its own: one under a long
+    # TMPDIR would not fit in sun_path
+    with lib.socket_dir("nobody") as sock:
+        postgres_cluster(pg, pgdata, sock, data)
+
+
+def postgres_cluster(pg, pgdata, sock, data):
+    """Starts the cluster in pgdata (log in pg, socket in sock), records
+    it into data and checks the recording; stops it."""
     subprocess.run(NOBODY + [f"{PGBIN}/pg_ctl", "-D", pgdata, "-w", "-l",
                              os.path.join(pg, "log"), "-o",
-                             f"-k {pg} -c listen_addresses=''", "start"],
+                             f"-k {sock} -c listen_addresses=''", "start"],
                    check=True, stdout=subprocess.DEVNULL)
     try:
         with open(os.path.join(pgdata, "postmaster.pid")) as f:

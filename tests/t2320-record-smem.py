@@ -22,14 +22,17 @@ the workload only), and smaps_rollup again. Tolerances:
   Rss did not change (within 1 %) agree with smem's RSS within 2 % + 64 KiB
   (what reclaim may take meanwhile), and their sums within 1 %.
 """
+import fcntl
 import os
 import pwd
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -38,8 +41,21 @@ from memsz_testlib import MEMSZ, PAGE, SRCDIR, check  # noqa: E402
 
 
 def smem(*args):
-    out = subprocess.run(["smem", "-H", *args], capture_output=True,
-                         text=True, check=True).stdout
+    """The rows of `smem -H -a args`, split into words. smem cuts a map
+    name to 40 characters (and a command line), unless told to size its
+    columns (-a) to the terminal its stdin is (80 columns without one):
+    here a pseudo-terminal 4096 columns wide, so that the whole path of a
+    file under a long TMPDIR is there to compare."""
+    pty, tty = os.openpty()
+    try:
+        fcntl.ioctl(tty, termios.TIOCSWINSZ,
+                    struct.pack("HHHH", 50, 4096, 0, 0))
+        out = subprocess.run(["smem", "-H", "-a", *args], stdin=tty,
+                             capture_output=True, text=True,
+                             check=True).stdout
+    finally:
+        os.close(tty)
+        os.close(pty)
     return [line.split() for line in out.splitlines()
             if line.strip() and not line.startswith("-")]
 

@@ -81,10 +81,13 @@ def record(tmp, limit_kib, way, cmd=("sh", "-c",
         resource.setrlimit(resource.RLIMIT_MEMLOCK, (b, b))
 
     data = os.path.join(tmp, f"l{limit_kib}{len(way)}.data")
+    # TMPDIR: tmp (mode 0777), where sort, as nobody, may spill; the
+    # caller's TMPDIR may not be writable by nobody
     p = subprocess.run(NOBODY + [lib.MEMSZ, "record", "--faults", *way,
                                  "-o", data, "--", *cmd],
                        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                       text=True, preexec_fn=limit, timeout=600)
+                       text=True, preexec_fn=limit, timeout=600,
+                       env=dict(os.environ, TMPDIR=tmp))
     if os.path.exists(data):
         os.unlink(data)
     return p.returncode, p.stderr

@@ -40,14 +40,19 @@ def memsz(*args):
 
 
 def chromium_dom(tmp, page):
+    """The DOM of page in headless Chromium, with a fresh profile and its
+    TMPDIR (its singleton socket's) a short directory of its own: under a
+    long TMPDIR the socket's path would not fit in sun_path."""
     prof = tempfile.mkdtemp(prefix="chromium-", dir=tmp)
-    r = subprocess.run(["chromium", "--headless", "--no-sandbox",
-                        "--disable-gpu", "--no-first-run",
-                        "--disable-background-networking",
-                        "--user-data-dir=" + prof,
-                        "--window-size=1100,900", "--dump-dom",
-                        "file://" + page], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True, timeout=180)
+    with lib.socket_dir() as sock:
+        r = subprocess.run(["chromium", "--headless", "--no-sandbox",
+                            "--disable-gpu", "--no-first-run",
+                            "--disable-background-networking",
+                            "--user-data-dir=" + prof,
+                            "--window-size=1100,900", "--dump-dom",
+                            "file://" + page], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=180,
+                           env=dict(os.environ, TMPDIR=sock))
     shutil.rmtree(prof, ignore_errors=True)
     if r.returncode:
         lib.fail("chromium loads the page: " + r.stderr[-300:])

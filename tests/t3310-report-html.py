@@ -52,15 +52,20 @@ BUILDDIR = os.environ.get("top_builddir", ".")
 
 
 def chromium(tmp, *args):
-    """Run headless Chromium with a fresh profile; its stdout."""
+    """Run headless Chromium with a fresh profile; its stdout. Its TMPDIR,
+    where it makes its singleton socket, is a short directory of its own
+    (lib.socket_dir): under a long TMPDIR the socket's path would not fit
+    in sun_path, and Chromium would abort."""
     prof = tempfile.mkdtemp(prefix="chromium-", dir=tmp)
-    r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox",
-                        "--disable-gpu", "--no-first-run",
-                        "--disable-background-networking",
-                        "--disable-component-update", "--disable-sync",
-                        "--user-data-dir=" + prof, *args],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, timeout=180)
+    with lib.socket_dir() as sock:
+        r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox",
+                            "--disable-gpu", "--no-first-run",
+                            "--disable-background-networking",
+                            "--disable-component-update", "--disable-sync",
+                            "--user-data-dir=" + prof, *args],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=180,
+                           env=dict(os.environ, TMPDIR=sock))
     shutil.rmtree(prof, ignore_errors=True)
     if r.returncode:
         raise RuntimeError("chromium failed: " + r.stderr[-500:])

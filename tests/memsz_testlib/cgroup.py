@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""memsz_testlib.cgroup: control groups for the record -G and memory
+charge tests: where the hierarchies are, making, filling, killing and
+removing cgroups (memory_cgroups, cat_in_cgroup, start_in_cgroup),
+memory.stat, and the CGROUP records of a recording.
+"""
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+
+from .core import MEMSZ, check, dir_removed, skip, wait_until
+
+
+def memcg_stat(cg, key):
+    """The value of key in the memory cgroup directory cg's memory.stat
+    (0 where it has no such line)."""
+    with open(os.path.join(cg, "memory.stat")) as f:
+        for line in f:
+            k, v = line.split()
+            if k == key:
+                return int(v)
+    return 0
+
+
+# memory.stat is the kernel's per-CPU counters flushed lazily (at least
+# every 2 s): a read just after pages were charged or freed may not show
+# them yet. memcg_stat_until() reads again until the value agrees or this
+# many seconds pass (a guard, not a wait: the caller's check then says
+# what was read).
+STAT_GUARD = 10
+
+
+def memcg_stat_until(cg, key, agrees):
+    """memcg_stat(cg, key), read again (every 50 ms) until agrees(value)
+    or STAT_GUARD seconds pass; the last value read."""
+    last = [0]
+
+    def read():
+        last[0] = memcg_stat(cg, key)
+        return agrees(last[0])
+    try:
+        wait_until(read, f"{cg}'s memory.stat {key}", STAT_GUARD, 0.05)
+    except TimeoutError:
+        pass
+    return last[0]
+
+
+def cgroup2_mount():
+    """Where a cgroup v2 hierarchy is mounted (/sys/fs/cgroup first), or
+    None."""
+    with open("/proc/self/mountinfo") as f:
+        mounts = [line.split(" - ")[0].split()[4] for line in f
+                  if " - cgroup2 " in line]
+    if "/sys/fs/cgroup" in mounts:
+        return "/sys/fs/cgroup"
+    return mounts[0] if mounts else None
+
+
+_CGROUP_RE = re.compile(r"CGROUP pid (\d+) v(\d) ino (\d+)(?: usage (\d+))?"
+                        r"(?: kmem (\d+))? stats \d+( target)?( payer)? (.*)$")
+
+
+def cgroup_records(data):
+    """The CGROUP records of `memsz dump -v -i data`, in order, as dicts:
+    "pid", "version", "ino", "usage" and "kmem" (None where not recorded),
+    "target" and "payer" (bools), "path" (as dump prints it) and "stats"
+    ({counter: value} from memory.stat)."""
+    out = subprocess.run([MEMSZ, "dump", "-v", "-i", data],
+                         capture_output=True, text=True,
+                         errors="surrogateescape").stdout
+    recs, cur = [], None
+    for line in out.splitlines():
+        m = _CGROUP_RE.search(line)
+        if m:
+            cur = {"pid": int(m[1]), "version": int(m[2]), "ino": int(m[3]),
+                   "usage": m[4] and int(m[4]), "kmem": m[5] and int(m[5]),
+                   "target": bool(m[6]), "payer": bool(m[7]),
+                   "path": m[8], "stats": {}}
+            recs.append(cur)
+        elif cur and line.startswith("    ") and len(line.split()) == 2:
+            k, v = line.split()
+            cur["stats"][k] = int(v)
+        else:
+            cur = None  # another record: its lines are not counters
+    return recs
+
+
+def cgroup_targets(data):
+    """The CGROUP records of data's -G target (see cgroup_records)."""
+    return [r for r in cgroup_records(data) if r["pid"] == 0 and r["target"]]
+
+
+V1_MEMORY = "/sys/fs/cgroup/memory"
+
+
+def make_cgroup(tag, v1_first=False):
+    """A new cgroup directory memsz-TAG-PID, under cgroup2 then the v1
+    memory controller (v1 first with v1_first: where the memory
+    controller must be there), or a skip."""
+    roots = [cgroup2_mount()] if cgroup2_mount() else []
+    if os.path.isdir(V1_MEMORY):
+        roots.insert(0 if v1_first else len(roots), V1_MEMORY)
+    for root in roots:
+        cg = os.path.join(root, "memsz-%s-%d" % (tag, os.getpid()))
+        try:
+            os.mkdir(cg)
+            return cg
+        except OSError:
+            continue
+    skip("cannot make a cgroup")
+
+
+def remove_cgroup(cg, what=None):
+    """Removes the cgroup directory cg once its killed processes are
+    reaped (see wait_until, dir_removed); a cgroup still busy after the
+    guard is said in a "# " line (what: the wait's name, by default
+    "cgroup CG to be removed"), not raised: the caller checks it is
+    gone."""
+    try:
+        wait_until(lambda: dir_removed(cg),
+                   what or "cgroup %s to be removed" % cg)
+    except TimeoutError as e:
+        print("# " + str(e))
+
+
+def memory_cgroup_root(v1=False):
+    """Where memsz's tests make memory cgroups: cgroup v1's memory
+    hierarchy (V1_MEMORY), else (unless v1: a test of v1's charging) a
+    cgroup2 hierarchy whose root hands the memory controller down; None
+    where neither is."""
+    if os.path.exists(os.path.join(V1_MEMORY, "memory.usage_in_bytes")):
+        return V1_MEMORY
+    root = None if v1 else cgroup2_mount()
+    try:
+        with open(os.path.join(root, "cgroup.subtree_control")) as f:
+            return root if "memory" in f.read().split() else None
+    except (OSError, TypeError):
+        return None
+
+
+def cgroup_kill(cg):
+    """SIGKILL to every process still in the cgroup directory cg (one a
+    test left there, or that escaped its clean-up)."""
+    try:
+        with open(os.path.join(cg, "cgroup.procs")) as f:
+            pids = [int(x) for x in f.read().split()]
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@contextlib.contextmanager
+def memory_cgroups(tag, *names, v1=False):
+    """New memory cgroups memsz-TAG-PID-NAME, one per name (one
+    memsz-TAG-PID without names), under memory_cgroup_root(v1): a skip
+    where there is none. Yields their paths, in names' order; on leaving,
+    even on a failure or a skip, kills what is still in them (cgroup_kill),
+    removes them (remove_cgroup) and, unless the body raised, checks that
+    they are gone."""
+    root = memory_cgroup_root(v1)
+    if root is None:
+        skip("no cgroup v1 memory hierarchy at " + V1_MEMORY if v1 else
+             "no memory cgroup hierarchy (cgroup v1 memory, or cgroup2 "
+             "with +memory)")
+    base = os.path.join(root, "memsz-%s-%d" % (tag, os.getpid()))
+    paths = ["%s-%s" % (base, n) for n in names] or [base]
+    made = []
+    try:
+        for cg in paths:
+            os.mkdir(cg)
+            made.append(cg)
+        yield paths
+    finally:
+        for cg in made:
+            cgroup_kill(cg)
+            remove_cgroup(cg)
+    check(not any(os.path.exists(cg) for cg in paths),
+          "cgroup%s %s removed" % ("s" if len(paths) > 1 else "",
+                                   " and ".join(paths)))
+
+
+@contextlib.contextmanager
+def cat_in_cgroup(tag):
+    """A new cgroup memsz-TAG-PID (make_cgroup: cgroup2 first, else the
+    v1 memory controller; a skip if neither) holding one process, a `cat`
+    that waits on its stdin: for a `record -G` that needs a process to
+    record. Yields the cgroup's path; on leaving, kills and reaps the cat,
+    removes the cgroup (remove_cgroup) and, unless the body raised (a
+    failure, a skip), checks that it is gone."""
+    cg = make_cgroup(tag)
+    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
+    try:
+        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+            f.write(str(cat.pid))
+        yield cg
+    finally:
+        cat.kill()
+        cat.wait()
+        remove_cgroup(cg)
+    check(not os.path.exists(cg), "cgroup %s removed" % cg)
+
+
+def start_in_cgroup(script, cg, *args):
+    """python3 -c script args, moved into cg before it goes on."""
+    p = subprocess.Popen([sys.executable, "-c", script, *map(str, args)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+        f.write(str(p.pid))
+    p.stdin.write("go\n")
+    p.stdin.flush()
+    return p
