@@ -1394,39 +1394,7 @@ def eh_frame_fdes(path):
     return fdes
 
 
-# --- page-cache and cgroup v1 charge tests (t2315, t2458, t2487) ---
-
-
-# Of a file of stripes two cgroups pay for (t2315, t2487): the writer in
-# A waits for a line (it is moved into A first), writes the odd stripes,
-# says "done" and exits.
-STRIPES_WRITER = """import os, sys
-path, stripe, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-sys.stdin.readline()
-fd = os.open(path, os.O_WRONLY)
-buf = b"a" * stripe
-for i in range(1, n, 2):
-    os.pwrite(fd, buf, i * stripe)
-os.close(fd)
-print("done", flush=True)
-"""
-# The recorded process, in B, waits for a line, writes the even stripes,
-# maps the whole file and reads every page, says "ready" and waits.
-STRIPES_MAPPER = """import mmap, os, sys
-path, stripe, n, page = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
-                         int(sys.argv[4]))
-sys.stdin.readline()
-fd = os.open(path, os.O_RDWR)
-buf = b"b" * stripe
-for i in range(0, n, 2):
-    os.pwrite(fd, buf, i * stripe)
-m = mmap.mmap(fd, n * stripe, mmap.MAP_SHARED, mmap.PROT_READ)
-os.close(fd)
-for off in range(0, n * stripe, page):
-    m[off]
-print("ready", flush=True)
-sys.stdin.readline()
-"""
+# --- page-cache and cgroup v1 charge tests (t2315, t2458) ---
 
 
 def start_in_cgroup(script, cg, *args):

@@ -53,9 +53,35 @@ SIZES = [("one part", 97),  # 194 MiB: 49 664 pages
          ("a mid-snapshot flush", 2305)]  # 4610 MiB: 1 180 160 pages
 NEED = 6 * GIB
 
-# The writer in A and the recorded process in B (memsz_testlib).
-WRITER = lib.STRIPES_WRITER
-MAPPER = lib.STRIPES_MAPPER
+# The writer in A: waits for a line (it is moved into A first), writes
+# the odd stripes, says "done" and exits.
+WRITER = """import os, sys
+path, stripe, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+sys.stdin.readline()
+fd = os.open(path, os.O_WRONLY)
+buf = b"a" * stripe
+for i in range(1, n, 2):
+    os.pwrite(fd, buf, i * stripe)
+os.close(fd)
+print("done", flush=True)
+"""
+# The recorded process, in B: waits for a line, writes the even stripes,
+# maps the whole file and reads every page, says "ready" and waits.
+MAPPER = """import mmap, os, sys
+path, stripe, n, page = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
+                         int(sys.argv[4]))
+sys.stdin.readline()
+fd = os.open(path, os.O_RDWR)
+buf = b"b" * stripe
+for i in range(0, n, 2):
+    os.pwrite(fd, buf, i * stripe)
+m = mmap.mmap(fd, n * stripe, mmap.MAP_SHARED, mmap.PROT_READ)
+os.close(fd)
+for off in range(0, n * stripe, page):
+    m[off]
+print("ready", flush=True)
+sys.stdin.readline()
+"""
 
 
 def merged_stripes(start, n, first):

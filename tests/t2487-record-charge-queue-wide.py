@@ -43,9 +43,10 @@ STRIPE = 2 * MIB
 N = 97  # stripes: 194 MiB, 49 664 pages, one flush of the queue
 NEED = 1 << 30
 
-# The writer in A and the recorded process in B (memsz_testlib).
-WRITER = lib.STRIPES_WRITER
-MAPPER = lib.STRIPES_MAPPER
+# The writer in A and the recorded process in B: t2315's.
+T2315 = lib.sibling_test("t2315-record-charge-queue")
+WRITER = T2315.WRITER
+MAPPER = T2315.MAPPER
 
 
 def file_frames(pid, lo, hi):
