@@ -90,16 +90,26 @@ static void charge_sort(uint64_t *a, uint64_t *tmp, size_t n)
 	kpage_keys_sort(a, tmp, n, mx, CGQ_IDX_BITS);
 }
 
+/* The narrow key i of the queue's keys k (a 32-bit PFN, the i-th of
+ * the array of uint32_t they are while snapper.cgq_wide is false), read
+ * through memcpy: the same bytes are written as uint64_t when widened. */
+static inline uint32_t charge_pfn32(const uint64_t *k, size_t i)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)k + i * sizeof(v), sizeof(v));
+	return v;
+}
+
 /* The n narrow keys of the queue (32-bit PFNs, snapper.cgq_wide false)
  * made 64-bit keys in place (each its PFN above its index), the last
  * first: key i's 8 bytes start at or past the 4 of every narrow key
  * after it, which are read before. */
 static void charge_widen(struct snapper *s, size_t n)
 {
-	const uint32_t *pfn32 = (const uint32_t *)s->cgkey;
-
 	for (size_t i = n; i-- > 0;)
-		s->cgkey[i] = (uint64_t)pfn32[i] << CGQ_IDX_BITS | i;
+		s->cgkey[i] =
+		    (uint64_t)charge_pfn32(s->cgkey, i) << CGQ_IDX_BITS | i;
 	s->cgq_wide = true;
 }
 
@@ -107,7 +117,7 @@ static void charge_widen(struct snapper *s, size_t n)
 static inline uint64_t charge_pfn(const struct snapper *s, size_t i)
 {
 	return s->cgq_wide ? s->cgkey[i] >> CGQ_IDX_BITS
-			   : ((const uint32_t *)s->cgkey)[i];
+			   : charge_pfn32(s->cgkey, i);
 }
 
 /* kpage_charges_flush of the n keys of a queue whose frames lie too far
@@ -393,7 +403,7 @@ int kpage_charges_add(struct snapper *s, const struct snap_slot *sl)
 	hi = s->cgq_hi;
 	i = 0;
 	if (!s->cgq_wide) {
-		uint32_t *pfn32 = (uint32_t *)s->cgkey;
+		char *pfn32 = (char *)s->cgkey;
 
 		/* 32-bit PFNs while they fit (all of them on a machine of
 		 * less than 16 TiB with 4 KiB pages): 4 bytes a page less
@@ -406,7 +416,8 @@ int kpage_charges_add(struct snapper *s, const struct snap_slot *sl)
 				break;
 			lo = MIN(lo, pfn);
 			hi = MAX(hi, pfn);
-			pfn32[n] = (uint32_t)pfn;
+			memcpy(pfn32 + n * sizeof(uint32_t),
+			       &(uint32_t){(uint32_t)pfn}, sizeof(uint32_t));
 			s->cgva[n] = sl->cg[i].va_n;
 		}
 		if (i < sl->ncg)

@@ -13,7 +13,10 @@ takes frames above N as not fitting: N = 0 makes every key 64-bit; N
 the largest frame of the first k pages of the mapped file and of the
 file pages mapped below it (read from /proc/PID/pagemap as root), k the
 largest for which a later page of the file has a frame above, widens
-the queue after at least k of the file's pages were queued narrow. t2315 covers the 32-bit keys (the default).
+the queue after at least k of the file's pages were queued narrow.
+t2315, t2457 and t2458 cover the 32-bit keys (the default), the sort of
+narrow keys (widened first) and the bitmap read of them: this test alone
+does not reach those two paths.
 
 As root, on cgroup v1's memory hierarchy (skipped elsewhere), memory
 cgroups A and B are made and a tmpfs file of 97 stripes of 2 MiB is
