@@ -15,14 +15,6 @@
 #include <string.h>
 #include <zlib.h>
 
-/* A short segment of the open MAP block: consecutive pages of one
- * palette entry (fewer than LONG_PAGES), from the block's first page. */
-struct pgstate_seg {
-	uint32_t off;
-	uint32_t len;
-	uint32_t idx;
-};
-
 static void le32_put(uint8_t *p, uint32_t v)
 {
 	p[0] = v;
@@ -112,17 +104,6 @@ static uint32_t pal_index(struct pgstate_enc *e, uint32_t fl, uint32_t mc)
 	return e->npal++;
 }
 
-/* The MAP block being gathered. */
-struct pgstate_blk {
-	uint64_t start;	  /* its first page */
-	uint64_t end;	  /* the page after its last segment */
-	uint64_t present; /* pages of its segments */
-	size_t nseg;	  /* segments in e->segs */
-	bool open;
-	uint32_t nlocal;
-	uint32_t local[LOCAL_MAX];
-};
-
 /* The local code of palette entry idx in the open block, or -1. */
 static int local_code(const struct pgstate_enc *e, uint32_t idx)
 {
@@ -210,7 +191,7 @@ static void rans_put(uint8_t **q, uint32_t *x, const struct rans_sym *s)
  * more (an estimate from the frequencies spares coding it). Symbol i <
  * nlocal is local entry i, symbol nlocal (if some page is absent) an
  * absent page. */
-static size_t coded_build(struct pgstate_enc *e, const struct pgstate_blk *b,
+static size_t coded_build(struct pgstate_enc *e, struct pgstate_blk *b,
 			  size_t best)
 {
 	uint64_t n = b->end - b->start, cnt[CODED_MAX + 1] = {0};
@@ -239,6 +220,10 @@ static size_t coded_build(struct pgstate_enc *e, const struct pgstate_blk *b,
 		nb += cnt[i] * (RANS_BITS * 256 - log2_256(f[i]));
 	if (nb / 2048 > best - best / 4)
 		return SIZE_MAX;
+	/* coded: page by page, from the segments (a block of bits has one
+	 * entry: counted above without them) */
+	if (b->bits)
+		pgstate_bits_flatten(e);
 	for (i = 0; i < m; c += f[i++])
 		sym[i] = (struct rans_sym){f[i], c,
 					   ((1ull << 43) + f[i] - 1) / f[i]};
@@ -279,14 +264,13 @@ static size_t coded_build(struct pgstate_enc *e, const struct pgstate_blk *b,
 	return (size_t)(q - e->cbuf) + nb;
 }
 
-/* The presence bitmap of the open block of n pages at q (zeroed): each
- * segment (under 64 pages) set as a mask over at most two 64-bit words,
- * the two a segment may touch held in registers until a segment starts
- * past them (a loop over the bits of each segment costs a mispredicted
- * branch where the lengths change; or-ing each mask into memory, a chain
- * of loads waiting on stores), then put out as bytes from e->words. */
-static void map_presence(struct pgstate_enc *e, const struct pgstate_blk *b,
-			 uint8_t *q, uint64_t n)
+/* pgstate_presence_words: each segment (under 64 pages) set as a mask
+ * over at most two 64-bit words, the two a segment may touch held in
+ * registers until a segment starts past them (a loop over the bits of
+ * each segment costs a mispredicted branch where the lengths change;
+ * or-ing each mask into memory, a chain of loads waiting on stores). */
+void pgstate_presence_words(struct pgstate_enc *e, const struct pgstate_blk *b,
+			    uint64_t n)
 {
 	uint64_t *w = e->words, cv = 0, nv = 0;
 	uint32_t cw = 0;
@@ -312,6 +296,17 @@ static void map_presence(struct pgstate_enc *e, const struct pgstate_blk *b,
 	}
 	w[cw] = cv;
 	w[cw + 1] = nv;
+}
+
+/* The presence bitmap of the open block of n pages at q (zeroed), from
+ * e->words (pgstate_presence_words, or a block of bits: there already). */
+static void map_presence(struct pgstate_enc *e, const struct pgstate_blk *b,
+			 uint8_t *q, uint64_t n)
+{
+	const uint64_t *w = e->words;
+
+	if (!b->bits)
+		pgstate_presence_words(e, b, n);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	memcpy(q, w, (n + 7) / 8);
 #else
@@ -357,7 +352,11 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 	map_cost = var_len(n << 2) + 1 + (n + 7) / 8 + (present * k + 7) / 8;
 	for (i = 0; i < b->nlocal; i++)
 		map_cost += var_len(b->local[i]);
-	run_cost = runs_cost(e, b, map_cost);
+	/* a block of bits is made segments only where runs may cost less
+	 * (runs_cost's first test) or it is coded */
+	if (b->bits && 2 * b->nseg <= map_cost)
+		pgstate_bits_flatten(e);
+	run_cost = b->bits ? 2 * b->nseg : runs_cost(e, b, map_cost);
 	coded_cost = coded_build(e, b, MIN(map_cost, run_cost));
 	if (coded_cost < map_cost && coded_cost < run_cost) {
 		memcpy(out_grow(e, coded_cost), e->cbuf, coded_cost);
@@ -380,6 +379,7 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 	for (i = 0; i < b->nlocal; i++)
 		out_var(e, b->local[i]);
 	map_presence(e, b, out_grow(e, (n + 7) / 8), n);
+	b->bits = false;
 	if (!k)
 		return;
 	q = out_grow(e, (present * k + 7) / 8);
@@ -397,6 +397,11 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 				    (uint8_t)(code >> (8 - sh));
 		}
 	}
+}
+
+void pgstate_close(struct pgstate_enc *e)
+{
+	map_close(e, e->blk);
 }
 
 /* Add the segment of len pages of entry idx at page to the open block
@@ -440,6 +445,7 @@ static void push_run_slow(struct pgstate_enc *e, struct pgstate_blk *b,
 			e->lgen = 1;
 		}
 		b->open = true;
+		b->bits = false;
 		b->start = b->end = page;
 		b->present = 0;
 		b->nseg = 0;
@@ -447,61 +453,6 @@ static void push_run_slow(struct pgstate_enc *e, struct pgstate_blk *b,
 		local_add(e, b, idx);
 	}
 	seg_add(e, b, page, len, idx);
-}
-
-/* What pgstate_add changes run by run, in local variables for the length
- * of a slice (kept in the encoder, the compiler would reload them after
- * every segment stored, which might alias them): the open block's
- * counters (b->open ... b->nseg), the previous run's entry and the run
- * being joined (as in struct pgstate_enc), whose end is the page the next
- * run may start at. The runs are counted as blocks close (e->nruns). */
-struct add_state {
-	uint64_t pos, spage, slen;
-	uint64_t bstart;
-	size_t bnseg;
-	/* at most PGSTATE_MAP_MAX; not of pos's type, which lets the
-	 * compiler pair their updates in a vector register, slower */
-	uint32_t bpresent;
-	uint32_t pfl, pmc, pidx, sidx;
-	bool bopen;
-};
-
-static void add_load(const struct pgstate_enc *e, struct add_state *a)
-{
-	const struct pgstate_blk *b = e->blk;
-
-	*a = (struct add_state){
-	    .pos = e->pos,
-	    .spage = e->spage,
-	    .slen = e->slen,
-	    .bstart = b->start,
-	    .bpresent = (uint32_t)b->present,
-	    .bnseg = b->nseg,
-	    .pfl = e->pfl,
-	    .pmc = e->pmc,
-	    .pidx = e->pidx,
-	    .sidx = e->sidx,
-	    .bopen = b->open,
-	};
-}
-
-static void add_store(struct pgstate_enc *e, const struct add_state *a)
-{
-	struct pgstate_blk *b = e->blk;
-
-	e->pos = a->pos;
-	e->spage = a->spage;
-	e->slen = a->slen;
-	b->start = a->bstart;
-	if (a->bopen)
-		b->end = a->pos;
-	b->present = a->bpresent;
-	b->nseg = a->bnseg;
-	e->pfl = a->pfl;
-	e->pmc = a->pmc;
-	e->pidx = a->pidx;
-	e->sidx = a->sidx;
-	b->open = a->bopen;
 }
 
 /* Encode the run being joined as it decodes (a->slen pages of entry
@@ -557,6 +508,7 @@ void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 	if (!e->blk)
 		e->blk = xmalloc(sizeof(*e->blk));
 	e->blk->open = false;
+	e->blk->bits = false;
 	hashmap_clear(&e->pal_map);
 	/* a MAP block holds at most one segment a page */
 	xgrow(&e->segs, &e->segs_cap, PGSTATE_MAP_MAX, sizeof(*e->segs));
@@ -629,6 +581,9 @@ int pgstate_add(struct pgstate_enc *e, const struct md_run *runs, size_t nruns)
 		return -EINVAL;
 	if (e->err)
 		return e->err;
+	/* its runs go to the block's segments */
+	if (e->blk->bits && nruns)
+		pgstate_bits_flatten(e);
 	add_load(e, &a);
 	for (size_t i = 0; i < nruns; i++) {
 		const struct md_run *r;
@@ -679,161 +634,6 @@ int pgstate_add(struct pgstate_enc *e, const struct md_run *runs, size_t nruns)
 	return ret ? (e->err = ret) : 0;
 }
 
-/* What pgstate_add_bits hands its runs with: the bitmap's first page
- * and vaddr, its entry, whether the bitmap passed pgstate_add's checks. */
-struct bits_ctx {
-	uint64_t base, vaddr;
-	uint32_t fl, mc;
-	bool checked;
-};
-
-/* The run of bitmap pages [i, end) through pgstate_add, in pieces of at
- * most UINT32_MAX pages (it joins them, as the decoder does), the state
- * in a stored and loaded around it; in *fast whether the next run may
- * then take bits_word's common case (add_scattered's conditions on the
- * run being joined, which that case keeps). Returns 0 or its error. */
-static int bits_slow(struct pgstate_enc *e, struct add_state *a,
-		     const struct bits_ctx *x, uint64_t i, uint64_t end,
-		     bool *fast)
-{
-	struct md_run r = {.flags = x->fl, .mapcount = x->mc};
-	int ret;
-
-	add_store(e, a);
-	for (; i < end; i += r.npages) {
-		r.vaddr = x->vaddr + (i << e->page_shift);
-		r.npages = (uint32_t)MIN(end - i, UINT32_MAX);
-		ret = pgstate_add(e, &r, 1);
-		if (ret)
-			return ret;
-	}
-	add_load(e, a);
-	/* add_scattered's conditions but those that hold here: a run of
-	 * entry (fl, mc) just added by pgstate_add (at least one: callers
-	 * give i < end), joined or started, leaves the run being joined
-	 * non-empty and of that entry (slen > 0, sidx == pidx, pfl and pmc
-	 * x's). What is left may fail: that run may have left no block
-	 * open, be long or after a long gap, end past the block's room or
-	 * be of an entry new to the block */
-	*fast = x->checked && a->bopen &&
-		((a->spage - a->pos) | a->slen) < LONG_PAGES &&
-		a->spage + a->slen - a->bstart <= PGSTATE_MAP_MAX &&
-		e->local_gen[a->sidx] == e->lgen;
-	return 0;
-}
-
-/* The runs of the bitmap's word w (its bit 0: page p of the bitmap) into
- * the encoder, *rs the start of a run that reached the end of the word
- * before (none: UINT64_MAX), set to that of a run reaching the end of
- * this one. The common case (*fast and the run's own checks) as in
- * add_scattered: the run being joined goes to the open block as a segment
- * when this one, short, starts a short gap past it and ends inside the
- * block (and the mapping, which x->checked says). The runs are found with
- * the word in a register, not bit by bit: the lowest run of w is cleared
- * by w & (w + (w & -w)), whose sum's lowest set bit is the run's end (no
- * sum: it reaches the word's end). Returns 0 or an error of pgstate_add. */
-static int bits_word(struct pgstate_enc *e, struct add_state *a,
-		     const struct bits_ctx *x, uint64_t w, uint64_t p,
-		     uint64_t *rs, bool *fast)
-{
-	const uint64_t none = UINT64_MAX, base = x->base;
-	struct pgstate_seg *segs = e->segs;
-	/* a's fields the common case changes, in registers (a's address
-	 * goes to bits_slow: kept there, they would be reloaded after every
-	 * segment stored) */
-	uint64_t spage = a->spage, slen = a->slen, pos = a->pos;
-	uint64_t bstart = a->bstart;
-	size_t nseg = a->bnseg;
-	uint32_t present = a->bpresent, sidx = a->sidx;
-	int ret = 0;
-
-	if (*rs != none && !(w & 1)) {
-		ret = bits_slow(e, a, x, *rs, p, fast);
-		*rs = none;
-		spage = a->spage, slen = a->slen, pos = a->pos;
-		bstart = a->bstart, nseg = a->bnseg, present = a->bpresent;
-		sidx = a->sidx;
-	}
-	while (w && !ret) {
-		uint64_t sum = w + (w & -w),
-			 st = p + (uint64_t)__builtin_ctzll(w);
-		uint64_t en, send = spage + slen;
-
-		w &= sum;
-		if (!sum) {
-			*rs = *rs == none ? st : *rs;
-			break;
-		}
-		st = *rs == none ? st : *rs;
-		*rs = none;
-		en = p + (uint64_t)__builtin_ctzll(sum);
-		if (!*fast || base + st - send - 1 >= LONG_PAGES - 1 ||
-		    en - st - 1 >= LONG_PAGES - 1 ||
-		    base + en - bstart > PGSTATE_MAP_MAX) {
-			a->spage = spage, a->slen = slen, a->pos = pos;
-			a->bnseg = nseg, a->bpresent = present;
-			ret = bits_slow(e, a, x, st, en, fast);
-			spage = a->spage, slen = a->slen, pos = a->pos;
-			bstart = a->bstart, nseg = a->bnseg;
-			present = a->bpresent, sidx = a->sidx;
-			continue;
-		}
-		segs[nseg++] = (struct pgstate_seg){
-		    (uint32_t)(spage - bstart),
-		    (uint32_t)slen,
-		    sidx,
-		};
-		present += (uint32_t)slen;
-		pos = send;
-		spage = base + st;
-		slen = en - st;
-	}
-	a->spage = spage, a->slen = slen, a->pos = pos;
-	a->bnseg = nseg, a->bpresent = present;
-	return ret;
-}
-
-int pgstate_add_bits(struct pgstate_enc *e, uint64_t vaddr,
-		     const uint64_t *words, uint64_t first, uint64_t npages,
-		     uint32_t fl, uint32_t mc)
-{
-	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
-	struct bits_ctx x = {(vaddr - e->start) >> e->page_shift, vaddr, fl, mc,
-			     false};
-	uint64_t rs = UINT64_MAX;
-	struct add_state a;
-	bool fast = false;
-	int ret = 0;
-
-	if (!e->open)
-		return -EINVAL;
-	if (e->err)
-		return e->err;
-	if (first >= npages)
-		return 0;
-	/* the runs' checks of pgstate_add, once for all: a bitmap that
-	 * fails them goes to it run by run, which fails it */
-	x.checked = !((vaddr - e->start) & e->pgmask) && (fl & kinds) &&
-		    x.base + first >= e->spage + e->slen &&
-		    x.base <= e->npages && npages <= e->npages - x.base;
-	add_load(e, &a);
-	for (uint64_t wi = first / 64; wi < (npages + 63) / 64 && !ret; wi++) {
-		uint64_t w = words[wi], p = wi * 64;
-
-		if (wi == first / 64)
-			w &= ~(uint64_t)0 << (first & 63);
-		if (npages - p < 64)
-			w &= ((uint64_t)1 << (npages - p)) - 1;
-		ret = bits_word(e, &a, &x, w, p, &rs, &fast);
-	}
-	if (rs != UINT64_MAX && !ret)
-		ret = bits_slow(e, &a, &x, rs, npages, &fast);
-	if (ret)
-		return ret;
-	add_store(e, &a);
-	return 0;
-}
-
 int pgstate_end(struct pgstate_enc *e)
 {
 	if (!e->open)
@@ -841,6 +641,10 @@ int pgstate_end(struct pgstate_enc *e)
 	e->open = false;
 	if (e->err)
 		return e->err;
+	/* a block of bits takes the run being joined as bits, or closes as
+	 * it is before it (as push_run_slow would close it) */
+	if (e->blk->bits && e->slen && !pgstate_bits_push(e))
+		map_close(e, e->blk);
 	if (e->slen) {
 		struct add_state a;
 

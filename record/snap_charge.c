@@ -90,6 +90,36 @@ static void charge_sort(uint64_t *a, uint64_t *tmp, size_t n)
 	kpage_keys_sort(a, tmp, n, mx, CGQ_IDX_BITS);
 }
 
+/* The narrow key i of the queue's keys k (a 32-bit PFN, the i-th of
+ * the array of uint32_t they are while snapper.cgq_wide is false), read
+ * through memcpy: the same bytes are written as uint64_t when widened. */
+static inline uint32_t charge_pfn32(const uint64_t *k, size_t i)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)k + i * sizeof(v), sizeof(v));
+	return v;
+}
+
+/* The n narrow keys of the queue (32-bit PFNs, snapper.cgq_wide false)
+ * made 64-bit keys in place (each its PFN above its index), the last
+ * first: key i's 8 bytes start at or past the 4 of every narrow key
+ * after it, which are read before. */
+static void charge_widen(struct snapper *s, size_t n)
+{
+	for (size_t i = n; i-- > 0;)
+		s->cgkey[i] =
+		    (uint64_t)charge_pfn32(s->cgkey, i) << CGQ_IDX_BITS | i;
+	s->cgq_wide = true;
+}
+
+/* The PFN of the charge queue's key i. */
+static inline uint64_t charge_pfn(const struct snapper *s, size_t i)
+{
+	return s->cgq_wide ? s->cgkey[i] >> CGQ_IDX_BITS
+			   : charge_pfn32(s->cgkey, i);
+}
+
 /* kpage_charges_flush of the n keys of a queue whose frames lie too far
  * apart for a bitmap (charges_by_bitmap): the keys sorted by PFN (one
  * radix sort), the cgroups read in their order into the scratch cgtmp,
@@ -291,7 +321,7 @@ static int charge_parts_read(struct snapper *s, uint64_t *bm, size_t nw,
 static int charges_by_bitmap(struct snapper *s, size_t n, uint64_t base,
 			     size_t nw)
 {
-	const uint64_t *key = s->cgkey, *va = s->cgva;
+	const uint64_t *va = s->cgva;
 	uint64_t *bm = xcalloc(nw, sizeof(*bm)), *val;
 	uint64_t pmask = s->page_size - 1;
 	uint32_t *rank;
@@ -299,7 +329,7 @@ static int charges_by_bitmap(struct snapper *s, size_t n, uint64_t base,
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		uint64_t b = (key[i] >> CGQ_IDX_BITS) - base;
+		uint64_t b = charge_pfn(s, i) - base;
 
 		bm[b >> 6] |= 1ull << (b & 63);
 	}
@@ -313,7 +343,7 @@ static int charges_by_bitmap(struct snapper *s, size_t n, uint64_t base,
 		nval += (size_t)__builtin_popcountll(bm[i]);
 	}
 	for (i = 0; i < n; i++) {
-		uint64_t b = (key[i] >> CGQ_IDX_BITS) - base, x = bm[b >> 6];
+		uint64_t b = charge_pfn(s, i) - base, x = bm[b >> 6];
 		uint64_t below = x & ((1ull << (b & 63)) - 1);
 
 		if (x >> (b & 63) & 1)
@@ -339,15 +369,19 @@ int kpage_charges_flush(struct snapper *s)
 	s->ncgq = 0;
 	/* a bitmap of a word a page queued at most: no larger than the
 	 * sort's scratch, and walked in less time than the sort takes */
-	if ((hi - lo) >> 6 >= n)
+	if ((hi - lo) >> 6 >= n) {
+		/* the sort's keys hold their queue index */
+		if (!s->cgq_wide)
+			charge_widen(s, n);
 		return charges_by_sort(s, n);
+	}
 	return charges_by_bitmap(s, n, lo, (size_t)((hi - lo) >> 6) + 1);
 }
 
 int kpage_charges_add(struct snapper *s, const struct snap_slot *sl)
 {
 	uint64_t lo, hi;
-	size_t n;
+	size_t n, i;
 	int ret = 0;
 
 	if (s->ncgq + sl->ncg > CGQ_MAX)
@@ -356,14 +390,40 @@ int kpage_charges_add(struct snapper *s, const struct snap_slot *sl)
 	if (!n) {
 		s->cgq_lo = UINT64_MAX;
 		s->cgq_hi = 0;
+		s->cgq_wide = false;
 	}
-	charge_room(&s->cgkey, &s->cgkey_cap, n + sl->ncg, n);
+	/* narrow keys fill half of cgkey: copied as half as many entries
+	 * (rounded up), the other half of the array never touched */
+	charge_room(&s->cgkey, &s->cgkey_cap, n + sl->ncg,
+		    s->cgq_wide ? n : (n + 1) / 2);
 	charge_room(&s->cgva, &s->cgva_cap, n + sl->ncg, n);
 	/* the queue's lowest and highest PFNs while its keys are in the
 	 * cache: a pass over them at the flush cost more */
 	lo = s->cgq_lo;
 	hi = s->cgq_hi;
-	for (size_t i = 0; i < sl->ncg; i++, n++) {
+	i = 0;
+	if (!s->cgq_wide) {
+		char *pfn32 = (char *)s->cgkey;
+
+		/* 32-bit PFNs while they fit (all of them on a machine of
+		 * less than 16 TiB with 4 KiB pages): 4 bytes a page less
+		 * of fresh memory to fault in (an 8 GiB file half cached
+		 * queues 1 Mi pages: 4 MiB) */
+		for (; i < sl->ncg; i++, n++) {
+			uint64_t pfn = sl->cg[i].pfn;
+
+			if (pfn > s->cgq_narrow_max)
+				break;
+			lo = MIN(lo, pfn);
+			hi = MAX(hi, pfn);
+			memcpy(pfn32 + n * sizeof(uint32_t),
+			       &(uint32_t){(uint32_t)pfn}, sizeof(uint32_t));
+			s->cgva[n] = sl->cg[i].va_n;
+		}
+		if (i < sl->ncg)
+			charge_widen(s, n);
+	}
+	for (; i < sl->ncg; i++, n++) {
 		uint64_t pfn = MIN(sl->cg[i].pfn, CGQ_PFN_MAX);
 
 		lo = MIN(lo, pfn);

@@ -321,7 +321,9 @@ struct snap_slot {
 
 /* The snapshot's pages to look up in kpagecgroup are read when this many
  * are queued (and at its end), 24 bytes a page (a key, an address, the
- * sort's scratch): 24 MiB at most, besides the 16 bytes a page of the
+ * sort's scratch; 12 where the frames fit 32 bits and lie close enough
+ * for snap_charge.c's bitmap: no scratch, half a key): 24 MiB at most,
+ * besides the 16 bytes a page of the
  * slots that queued them (struct cg_ref, up to 256 KiB a slot). The more are
  * sorted together, the closer their frames: an 8 GiB file half cached (1 Mi
  * pages) took 249 k preads sorted chunk by chunk, 66 k in two halves of 512 Ki,
@@ -379,13 +381,20 @@ struct snapper {
 	size_t ncgacc, cgacc_cap;
 	/* its pages whose cgroups are still to be read, in address order
 	 * (kpage_charges_add): ncgq of them, each a sort key (its PFN above
-	 * its index), its address and pages (as cg_ref's va_n), and the
-	 * sort's scratch, which then holds each page's cgroup (only where
-	 * the frames lie too far apart for snap_charge.c's bitmap) */
+	 * its index; while !cgq_wide, its PFN alone in 32 bits, the keys
+	 * an array of uint32_t in cgkey's first half), its address and
+	 * pages (as cg_ref's va_n), and the sort's scratch, which then holds
+	 * each page's cgroup (only where the frames lie too far apart for
+	 * snap_charge.c's bitmap) */
 	uint64_t *cgkey, *cgva, *cgtmp;
 	size_t ncgq, cgkey_cap, cgva_cap, cgtmp_cap;
 	/* the lowest and highest PFN of its keys (while ncgq > 0) */
 	uint64_t cgq_lo, cgq_hi;
+	/* cgkey holds 64-bit keys: a PFN above cgq_narrow_max was queued
+	 * (UINT32_MAX, or less under MEMSZ_CGQ_NARROW_MAX) or the queue is
+	 * read sorted */
+	bool cgq_wide;
+	uint64_t cgq_narrow_max;
 	/* the keys of the look-ups of the chunks held (snap_hold.c) for
 	 * kpagecount and for kpageflags, a region a slot, which then hold what
 	 * was read; where they are gathered and sorted (each NULL until

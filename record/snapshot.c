@@ -74,6 +74,21 @@ static void kernel_release(unsigned *major, unsigned *minor)
 		*major = *minor = 0;
 }
 
+/* MEMSZ_CGQ_NARROW_MAX=N: the charge queue keeps frames up to N (not
+ * UINT32_MAX) in 32-bit keys, 64-bit ones from the first frame above, a
+ * testing aid for machines whose frames all fit (snap_charge.c). */
+static uint64_t cgq_narrow_max_env(void)
+{
+	const char *e = getenv("MEMSZ_CGQ_NARROW_MAX");
+	char *end;
+	unsigned long long v;
+
+	if (!e || !*e)
+		return UINT32_MAX;
+	v = strtoull(e, &end, 10);
+	return *end || v > UINT32_MAX ? UINT32_MAX : (uint64_t)v;
+}
+
 /* MEMSZ_NO_PAGEMAP_SCAN set (not "0"): snapshot as on a kernel without
  * PAGEMAP_SCAN (before Linux 6.7), a testing aid. */
 static bool scan_disabled_by_env(void)
@@ -98,6 +113,7 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 	s->kpagecgroup_fd = -1;
 	s->root_fd = -1;
 	s->self_fd_dir = -1;
+	s->cgq_narrow_max = cgq_narrow_max_env();
 	s->self_pm_fd = -1;
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pm >= 0 && !kernel_probe.probed) {

@@ -588,6 +588,53 @@ static void test_pgstate_bits_pieces(void **state)
 	(void)state;
 }
 
+/* Bitmaps of one entry back to back over far more pages than a block
+ * holds (PGSTATE_MAP_MAX), each starting at an offset that is no multiple
+ * of 64: every 4th page, 1 page in 4 at random, and short stretches. The
+ * block of bits they make must close where the runs' block closes, never
+ * grow past its room (test_pgstate_bits mixes in other entries and holes,
+ * so its blocks of bits rarely reach that size). */
+static void test_pgstate_bits_long(void **state)
+{
+	enum { CHUNK = 3000, MAPPING = 5 * PGSTATE_MAP_MAX };
+	uint64_t *w = xcalloc(CHUNK / 64 + 1, sizeof(*w));
+	struct md_run *rl = xcalloc(CHUNK, sizeof(*rl));
+	struct pgstate_enc a = {0}, b = {0};
+
+	ref_palette();
+	for (unsigned d = 0; d < 3; d++) {
+		uint64_t page = 0;
+
+		pgstate_begin(&a, LAYOUT_START, MAPPING, 12);
+		pgstate_begin(&b, LAYOUT_START, MAPPING, 12);
+		while (page < MAPPING - CHUNK) {
+			size_t n = CHUNK - 1 - rnd() % 100, nr;
+
+			if (d == 0) {
+				memset(w, 0, (CHUNK / 64 + 1) * sizeof(*w));
+				for (size_t i = 0; i < n; i++)
+					if ((page + i) % 4 == 0)
+						w[i / 64] |= 1ull << (i % 64);
+			} else {
+				bits_make(w, n, d == 1 ? 256 : 2000);
+			}
+			nr = bits_runs(w, n, page, 0, rl);
+			assert_int_equal(
+			    pgstate_add_bits(&a, LAYOUT_START + page * 4096, w,
+					     0, n, ref_flags[0], ref_mc[0]),
+			    0);
+			assert_int_equal(pgstate_add(&b, rl, nr), 0);
+			page += n;
+		}
+		encs_end_same(&a, &b);
+	}
+	pgstate_enc_free(&a);
+	pgstate_enc_free(&b);
+	free(rl);
+	free(w);
+	(void)state;
+}
+
 /* pgstate_add_bits() into encoder a and pgstate_add() of the same runs
  * into b, both begun on a mapping of 100 pages at LAYOUT_START: every
  * 2nd page of the n at vaddr, of the first `set` of them, as pages of
@@ -811,6 +858,7 @@ int main(void)
 	    cmocka_unit_test(test_pgstate_bits),
 	    cmocka_unit_test(test_pgstate_bits_pieces),
 	    cmocka_unit_test(test_pgstate_bits_bounds),
+	    cmocka_unit_test(test_pgstate_bits_long),
 	    cmocka_unit_test(test_worst_layout_bits),
 	    cmocka_unit_test(test_corrupt_pages),
 	    cmocka_unit_test(test_forked_layout_bits),
