@@ -31,7 +31,7 @@ from .record import (
     start_fault_loop, stop_after_tick, end_fault_loop, mapping_rows,
     record_between, mapping_row_checks, checks_retried, smaps_regions,
     compare_regions, check_mapping_row, pid_rows, pid_label_is, snap_ends,
-    wait_snaps, snapshot_after, charge_runs)
+    wait_snaps, snapshot_after, charge_runs, check_charge_runs)
 from .formats import (
     pb_fields, crc32c, md_records, md_fix_checksums,
     md_without_image_kinds)
@@ -68,6 +68,7 @@ __all__ = [
     "mapping_row_checks", "checks_retried", "smaps_regions",
     "compare_regions", "check_mapping_row", "pid_rows", "pid_label_is",
     "snap_ends", "wait_snaps", "snapshot_after", "charge_runs",
+    "check_charge_runs",
     "pb_fields", "crc32c", "md_records", "md_fix_checksums",
     "md_without_image_kinds", "bloaty_path", "lea_targets", "llvm_tool",
     "TU_SOURCES", "type_unit_prog", "readelf", "size_rows", "unit_code_vm",

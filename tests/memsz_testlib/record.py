@@ -346,3 +346,17 @@ def charge_runs(data, start, end):
         else:
             runs.append((s, e, cg))
     return sorted(runs)
+
+
+def check_charge_runs(data, start, end, want, what):
+    """Checks that the SNAP_CHARGE runs of data within [start, end)
+    (charge_runs) are exactly want, (vaddr, end, cgroup inode) ranges in
+    address order; the check's text names what and the first that
+    differ."""
+    runs = charge_runs(data, start, end)
+    bad = [x for x in runs if x not in want] + \
+        [x for x in want if x not in runs]
+    check(runs == want,
+          f"{what}: the mapping's SNAP_CHARGE runs are exactly the "
+          f"{len(want)} wanted ({len(runs)} runs; differing "
+          f"{[(hex(s), hex(e), c) for s, e, c in bad[:3]]})")
