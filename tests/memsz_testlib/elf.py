@@ -99,6 +99,21 @@ def size_rows(obj, by):
     return rows, r.stderr
 
 
+def section_symbol_sizes(obj, section, extra=()):
+    """{symbol: (FILE SIZE, VM SIZE)} of section's rows of `memsz size
+    EXTRA --by sections,symbols -n 0 --format csv OBJ`; checks it exits
+    0."""
+    r = subprocess.run([MEMSZ, "size", *extra, "--by", "sections,symbols",
+                        "-n", "0", "--format", "csv", obj],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "memsz size %s exits 0 (%s)"
+          % (" ".join(extra) or "(no option)",
+             r.stderr.strip()[-200:] if r.returncode else "its notes"))
+    return {x["symbols"]: (int(x["file_size"]), int(x["vm_size"]))
+            for x in csv.DictReader(r.stdout.splitlines())
+            if x["sections"] == section}
+
+
 def unit_code_vm(rows, unit):
     """{symbol: VM SIZE} of unit's rows (of --by compileunits,sections,
     symbols) but the unwind tables': a function's row also holds its FDE
