@@ -26,7 +26,8 @@ def bloaty_path():
 def lea_targets(prog, funcs):
     """{function of funcs: the address its first RIP-relative operand
     names, or in a position-dependent program the immediate its first mov
-    loads} (objdump -d: ground truth for the code-to-data references)."""
+    loads or its first absolute memory operand} (objdump -d: ground truth
+    for the code-to-data references)."""
     out, fn = {}, None
     for line in subprocess.run(["objdump", "-d", "--no-show-raw-insn", prog],
                                capture_output=True, text=True,
@@ -36,7 +37,8 @@ def lea_targets(prog, funcs):
             fn = m.group(1)
             continue
         m = re.search(r"\(%rip\).*# ([0-9a-f]+)", line) or \
-            re.search(r"\bmov\s+\$0x([0-9a-f]+),", line)
+            re.search(r"\bmov\s+\$0x([0-9a-f]+),", line) or \
+            re.search(r"\t\w+\s+0x([0-9a-f]+),", line)
         if fn in funcs and m and fn not in out:
             out[fn] = int(m.group(1), 16)
     return out
