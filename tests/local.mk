@@ -348,6 +348,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2480-record-pid-repeated.py \
 	tests/t2481-record-guard-regions.py \
 	tests/t2482-record-swap-areas-many.py \
+	tests/t2484-size-disasm-slow-path.py \
 	tests/t2486-record-exit-after-end.py \
 	tests/t2487-record-charge-queue-wide.py \
 	tests/t3000-report-i2.py \

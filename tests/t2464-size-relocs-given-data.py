@@ -16,8 +16,6 @@ size, each function's) and readelf -r (the entries whose offset lies in
 a table, 24 bytes each): each function's row of .rela.dyn is 24 bytes for
 each relocation in its table, in file and VM; with --no-disasm it has none.
 """
-import csv
-import io
 import os
 import platform
 import shutil
@@ -28,7 +26,7 @@ import tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import MEMSZ, check, readelf  # noqa: E402
+from memsz_testlib import check, readelf  # noqa: E402
 
 TABLES = {"pick_a": ("tab_a", 5), "pick_b": ("tab_b", 11)}
 
@@ -41,17 +39,6 @@ def source():
         out.append("__attribute__((noinline)) const char *%s(unsigned i)"
                    " { return %s[i %% %d]; }" % (fn, tab, n))
     return "\n".join(out) + "\n"
-
-
-def rela_rows(lib_path, extra):
-    r = subprocess.run([MEMSZ, "size", *extra, "--by", "sections,symbols",
-                        "-n", "0", "--format", "csv", lib_path],
-                       capture_output=True, text=True)
-    check(r.returncode == 0, "memsz size %s exits 0 (%s)"
-          % (" ".join(extra), r.stderr.strip()[-200:]))
-    return {x["symbols"]: (int(x["file_size"]), int(x["vm_size"]))
-            for x in csv.DictReader(io.StringIO(r.stdout))
-            if x["sections"] == ".rela.dyn"}
 
 
 def main():
@@ -99,11 +86,12 @@ def check_lib(full, stripped):
         check(k == n, "readelf -r: %s's %d entries are relocated (%d)"
               % (tab, n, k))
         want[fn] = (24 * k, 24 * k)
-    plain = rela_rows(stripped, ["--no-disasm"])
+    plain = lib.section_symbol_sizes(stripped, ".rela.dyn",
+                                     ["--no-disasm"])
     for fn in TABLES:
         check(fn not in plain, "--no-disasm: %s owns no .rela.dyn byte "
               "(%s)" % (fn, plain.get(fn)))
-    dis = rela_rows(stripped, [])
+    dis = lib.section_symbol_sizes(stripped, ".rela.dyn", [])
     for fn, w in want.items():
         check(dis.get(fn) == w, "%s owns the relocations of its table: "
               "%s bytes of .rela.dyn (file, VM), want %s"

@@ -37,8 +37,8 @@ from .formats import (
     md_without_image_kinds)
 from .elf import (
     bloaty_path, lea_targets, llvm_tool, TU_SOURCES, type_unit_prog,
-    readelf, size_rows, unit_code_vm, dwarf_unit_name, nm_sizes,
-    check_unit_symbols, section_strings, sections, build_id,
+    readelf, size_rows, section_symbol_sizes, unit_code_vm, dwarf_unit_name,
+    nm_sizes, check_unit_symbols, section_strings, sections, build_id,
     FEDORA_MINIDEBUG, fedora_minidebug, nm_defined, eh_frame_fdes,
     build_c_asm)
 from .cgroup import (
@@ -71,7 +71,8 @@ __all__ = [
     "check_charge_runs",
     "pb_fields", "crc32c", "md_records", "md_fix_checksums",
     "md_without_image_kinds", "bloaty_path", "lea_targets", "llvm_tool",
-    "TU_SOURCES", "type_unit_prog", "readelf", "size_rows", "unit_code_vm",
+    "TU_SOURCES", "type_unit_prog", "readelf", "size_rows",
+    "section_symbol_sizes", "unit_code_vm",
     "dwarf_unit_name", "nm_sizes", "check_unit_symbols", "section_strings",
     "sections", "build_id", "FEDORA_MINIDEBUG", "fedora_minidebug",
     "nm_defined", "eh_frame_fdes", "build_c_asm", "memcg_stat",

@@ -26,7 +26,8 @@ def bloaty_path():
 def lea_targets(prog, funcs):
     """{function of funcs: the address its first RIP-relative operand
     names, or in a position-dependent program the immediate its first mov
-    loads} (objdump -d: ground truth for the code-to-data references)."""
+    loads or its first absolute memory operand} (objdump -d: ground truth
+    for the code-to-data references)."""
     out, fn = {}, None
     for line in subprocess.run(["objdump", "-d", "--no-show-raw-insn", prog],
                                capture_output=True, text=True,
@@ -36,7 +37,8 @@ def lea_targets(prog, funcs):
             fn = m.group(1)
             continue
         m = re.search(r"\(%rip\).*# ([0-9a-f]+)", line) or \
-            re.search(r"\bmov\s+\$0x([0-9a-f]+),", line)
+            re.search(r"\bmov\s+\$0x([0-9a-f]+),", line) or \
+            re.search(r"\t\w+\s+0x([0-9a-f]+),", line)
         if fn in funcs and m and fn not in out:
             out[fn] = int(m.group(1), 16)
     return out
@@ -97,6 +99,21 @@ def size_rows(obj, by):
     check(sum(int(x["file_size"]) for x in rows) == os.path.getsize(obj),
           f"{name}: the rows' FILE SIZE sums to the file's size")
     return rows, r.stderr
+
+
+def section_symbol_sizes(obj, section, extra=()):
+    """{symbol: (FILE SIZE, VM SIZE)} of section's rows of `memsz size
+    EXTRA --by sections,symbols -n 0 --format csv OBJ`; checks it exits
+    0."""
+    r = subprocess.run([MEMSZ, "size", *extra, "--by", "sections,symbols",
+                        "-n", "0", "--format", "csv", obj],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "memsz size %s exits 0 (%s)"
+          % (" ".join(extra) or "(no option)",
+             r.stderr.strip()[-200:] if r.returncode else "its notes"))
+    return {x["symbols"]: (int(x["file_size"]), int(x["vm_size"]))
+            for x in csv.DictReader(r.stdout.splitlines())
+            if x["sections"] == section}
 
 
 def unit_code_vm(rows, unit):
