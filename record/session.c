@@ -514,8 +514,9 @@ static int capture_held(struct session *r)
 	uint64_t t0 = mono_ns();
 	int err;
 
+	/* every thread traced too: see tracer_freeze_seized() */
 	if (hold)
-		tracer_freeze_for(r->tr, 0, END_HOLD_WAIT_MS);
+		tracer_freeze_seized(r->tr, END_HOLD_WAIT_MS);
 	err = start_capture(r, r->o.ring_pages, 0);
 	if (!err && r->tr && r->cap.pc)
 		tracer_each_thread(r->tr, leash_traced, r);

@@ -174,6 +174,12 @@ int tracer_freeze(struct tracer *t, int tgid);
  * stopped by then stay asked to (held at their next stop) until the
  * thaw. */
 int tracer_freeze_for(struct tracer *t, int tgid, unsigned wait_ms);
+/* tracer_freeze_for() of every traced process; then, each time, seize the
+ * threads of those processes not traced yet and freeze them too, until
+ * none is found after a freeze every thread reached, 8 times at most (a
+ * thread seized inside clone() can have made one the kernel does not
+ * trace). Returns 0 or -ETIMEDOUT (the last freeze). */
+int tracer_freeze_seized(struct tracer *t, unsigned wait_ms);
 /* Ask every thread of process tgid to stop (PTRACE_INTERRUPT) without
  * waiting: a later tracer_freeze() waits for them, tracer_thaw() lets
  * them go. */

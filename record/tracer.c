@@ -235,24 +235,31 @@ static int seize_threads(struct tracer *tr, int pid)
 	return got;
 }
 
-int tracer_attach(struct tracer **trp, int pid, bool follow,
-		  const struct tracer_ops *ops, void *arg)
+/* Seize the threads of pid not traced yet, pass after pass until one
+ * finds none: threads started by a thread not seized yet are found by the
+ * next pass; those started by a seized one are traced by the kernel.
+ * Returns how many were seized, or -errno. */
+static int seize_passes(struct tracer *tr, int pid)
 {
 	int ret, seized = 0;
 
-	if (!*trp)
-		*trp = tracer_new(0, follow, ops, arg);
-	/* Threads started by a thread not seized yet are found by the next
-	 * pass; those started by a seized one are traced by the kernel. */
 	do {
-		ret = seize_threads(*trp, pid);
+		ret = seize_threads(tr, pid);
 		if (ret > 0)
 			seized += ret;
 	} while (ret > 0);
-	if (!ret && !seized)
-		ret = -ESRCH;
-	return ret < 0 ? ret : 0;
-	return ret;
+	return ret < 0 ? ret : seized;
+}
+
+int tracer_attach(struct tracer **trp, int pid, bool follow,
+		  const struct tracer_ops *ops, void *arg)
+{
+	int ret;
+
+	if (!*trp)
+		*trp = tracer_new(0, follow, ops, arg);
+	ret = seize_passes(*trp, pid);
+	return ret < 0 ? ret : ret ? 0 : -ESRCH;
 }
 
 void tracer_each_thread(struct tracer *tr, void (*fn)(void *arg, int tid),
@@ -632,6 +639,59 @@ int tracer_freeze(struct tracer *tr, int tgid)
 int tracer_freeze_for(struct tracer *tr, int tgid, unsigned wait_ms)
 {
 	return freeze_group(tr, tgid, HOLD_GROUP, wait_ms);
+}
+
+/* How many times tracer_freeze_seized() looks for threads once more. */
+#define SEIZED_LOOKS 8
+
+/* seize_passes() on each process of a tracee (but unwanted ones). */
+static void seize_each_process(struct tracer *tr)
+{
+	int *tgids = xcalloc(tr->n + 1, sizeof(*tgids));
+	size_t n = 0;
+
+	/* the processes first: a pass adds tracees */
+	for (size_t k = 0; k < tr->n; k++) {
+		size_t j = 0;
+
+		while (j < n && tgids[j] != tr->t[k].tgid)
+			j++;
+		if (j == n && tr->t[k].tgid > 0 && !tr->t[k].unwanted)
+			tgids[n++] = tr->t[k].tgid;
+	}
+	for (size_t j = 0; j < n; j++)
+		seize_passes(tr, tgids[j]);
+	free(tgids);
+}
+
+int tracer_freeze_seized(struct tracer *tr, unsigned wait_ms)
+{
+	int ret;
+
+	/* A thread seized inside clone() can have made a thread the kernel
+	 * does not trace (clone() decided that before the seize), listed
+	 * only after the last pass read the thread list: that thread, and
+	 * every thread it makes, would run untraced, neither held nor
+	 * leashed. A thread that has reached a ptrace stop has finished the
+	 * clone() it was in, so once every traced thread has stopped, a pass
+	 * lists every thread made so. The threads it seizes are frozen in
+	 * turn, until a pass after a freeze that every thread reached finds
+	 * none (a thread that did not stop in wait_ms may still be inside
+	 * clone(): it is waited for again), SEIZED_LOOKS passes at most. No
+	 * tracee is added between the freeze and the pass (nothing polls),
+	 * so a count that did not grow means none was seized. */
+	for (int i = 0;; i++) {
+		size_t before;
+
+		ret = freeze_group(tr, 0, HOLD_GROUP, wait_ms);
+		if (i == SEIZED_LOOKS)
+			break;
+		before = tr->n;
+		seize_each_process(tr);
+		if (tr->n == before && !ret)
+			break;
+	}
+	return ret;
 }
 
 void tracer_thaw(struct tracer *tr, int tgid)

@@ -351,6 +351,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2484-size-disasm-slow-path.py \
 	tests/t2486-record-exit-after-end.py \
 	tests/t2487-record-charge-queue-wide.py \
+	tests/t2488-record-attach-clone-blocked.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
@@ -415,6 +416,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh $(memsz_testlib) \
 	tests/workloads/fault_churn.c \
 	tests/workloads/fresh_anon.h \
 	tests/workloads/fault_loop.c \
+	tests/workloads/clone_blocked.c \
 	tests/workloads/fork_grow.c \
 	tests/workloads/rec_dlopen.c \
 	tests/workloads/rec_fork.c \

@@ -41,8 +41,13 @@ tick):
    threads; and a thread made by one seized already is traced by the
    kernel, which a second PTRACE_SEIZE refuses: memsz must take it as
    traced, not give up ptrace (the file would note "cannot ptrace", a
-   note every attached case checks for at the first snapshot). Checked
-   as above (memsz stopped; 0 lost);
+   note every attached case checks for at the first snapshot). A thread
+   seized inside clone() may also have made one the kernel does not
+   trace, after memsz read the thread list: that line of threads ran
+   unleashed (CI: 3312 samples lost in attached-late; in attached-
+   churning1, one thread running while the others were stopped). So
+   every attached case checks at the first snapshot that each thread's
+   TracerPid is memsz. Checked as above (memsz stopped; 0 lost);
  - launched, with memsz SIGKILLed while the workload sits at its leash:
    the workload runs on (not stopped, ticks again), and its SIGURG handler
    never ran: memsz picks a leash signal the process does not catch
@@ -98,6 +103,33 @@ def states(pid):
     return out
 
 
+def thread_detail(pid):
+    """One line on each thread of pid for a failed check: tid, state,
+    wchan and blocked signals, then the process's Threads count."""
+    out = []
+    try:
+        tids = sorted(os.listdir(f"/proc/{pid}/task"), key=int)
+    except OSError as e:
+        return f"no thread list: {e.strerror}"
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                st = f.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/{pid}/task/{tid}/wchan") as f:
+                wchan = f.read().strip() or "-"
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                blk = [x.split()[1] for x in f if x.startswith("SigBlk")]
+            out.append(f"{tid}:{st}:{wchan}:{blk[0] if blk else '?'}")
+        except OSError as e:
+            out.append(f"{tid}:{e.strerror}")
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            n = [x.split()[1] for x in f if x.startswith("Threads")]
+    except OSError:
+        n = []
+    return f"Threads {n[0] if n else '?'}: " + " ".join(out)
+
+
 def all_leashed(pid, nt, churn=False):
     """True once pid has nt threads or more that cannot run on and no
     other but zombies (churning threads that ended, not reaped yet): in a
@@ -145,7 +177,12 @@ def start(tmp, exe, name, launch, nt, words=()):
         note = [x for x in dump.splitlines() if "cannot ptrace" in x]
         check(not note, f"{name}: memsz traces the workload (no "
               f"'cannot ptrace' note) {' '.join(note)}")
-        if note:
+        # a thread made untraced while memsz attached, and the line of
+        # threads it starts, would run unleashed
+        free = lib.untraced_threads(got[1], rec.pid)
+        check(not free, f"{name}: every thread of the workload is traced "
+              f"by memsz (TracerPid), none of {free}")
+        if note or free:
             lib.end_fault_loop(*got[0:2], got[3])
             return None
     if got and "late" in words:
@@ -177,18 +214,23 @@ def stop_memsz(name, rec, pid, nt, churn=False):
     except TimeoutError:
         ok = False
     check(ok, f"{name}: with memsz stopped, all {nt} workload thread(s) "
-          f"stopped by themselves ({' '.join(states(pid))})")
+          f"stopped by themselves ({' '.join(states(pid))})" +
+          ("" if ok else f" [{thread_detail(pid)}]"))
     return ok
 
 
 def ended(name, rec, data):
     """Checks the summary and the file of a finished recording."""
-    err = rec.stderr.read().strip()
+    # one line each: a failed check's line is what CI shows of it
+    err = " | ".join(rec.stderr.read().strip().splitlines())
     check("(0 lost)" in err, f"{name}: summary says 0 lost: {err}")
     dump = subprocess.run([MEMSZ, "dump", "-i", data], capture_output=True,
                           text=True).stdout
+    lost = [x.strip() for x in dump.splitlines() if " LOST " in x or
+            ("NOTE" in x and "leash" in x)]
     check(" LOST " not in dump and dump.count(" SAMPLE ") > 0,
-          f"{name}: no LOST record ({dump.count(' SAMPLE ')} samples)")
+          f"{name}: no LOST record ({dump.count(' SAMPLE ')} samples)" +
+          (f" [{' | '.join(lost[:8])}]" if " LOST " in dump else ""))
     check("at their leash" in dump,
           f"{name}: the file notes the leash stops")
 

@@ -53,6 +53,29 @@ def perf_map(pid):
     return syms
 
 
+def untraced_threads(pid, tracer, looks=3):
+    """The threads of pid whose TracerPid is not tracer, over looks
+    readings of /proc/PID/task (a thread that ends between the listing
+    and the reading is left out: a line of threads that take each other's
+    place is seen in the next reading)."""
+    found = set()
+    for _ in range(looks):
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            break
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/status") as f:
+                    tp = [x.split()[1] for x in f
+                          if x.startswith("TracerPid:")]
+            except OSError:
+                continue
+            if tp and int(tp[0]) != tracer:
+                found.add(int(tid))
+    return sorted(found)
+
+
 def proc_state(pid):
     """The state letter of /proc/PID/stat (R, S, T, t, ...)."""
     with open(f"/proc/{pid}/stat", errors="surrogateescape") as f:
