@@ -205,6 +205,14 @@ int tracer_seize(int pid, bool follow, const struct tracer_ops *ops, void *arg,
 	return 0;
 }
 
+/* Has thread tid of tgid exited (a zombie, or gone)? */
+static bool thread_ended(int tgid, int tid)
+{
+	char st = target_state(tgid, tid);
+
+	return !st || st == 'Z' || st == 'X';
+}
+
 /* Seize every thread of pid not traced yet; returns how many were seized
  * or -errno (threads that exit meanwhile are skipped). */
 static int seize_threads(struct tracer *tr, int pid)
@@ -221,9 +229,12 @@ static int seize_threads(struct tracer *tr, int pid)
 		ret = seize_one(tr, tids[i], pid);
 		/* gone; or made by a seized thread since the list was read,
 		 * so traced by the kernel already (its first stop and its
-		 * maker's clone event make it known) */
+		 * maker's clone event make it known); or ended, not reaped
+		 * yet (the kernel refuses to seize a task that has exited:
+		 * a thread of a churning process, seen at attach) */
 		if (ret == -ESRCH ||
-		    (ret == -EPERM && target_tracer(tids[i]) == getpid()))
+		    (ret == -EPERM && (target_tracer(tids[i]) == getpid() ||
+				       thread_ended(pid, tids[i]))))
 			continue;
 		if (ret < 0) {
 			got = ret;
