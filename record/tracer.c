@@ -424,6 +424,7 @@ static void handle_new(struct tracer *tr, int tid, int child)
 {
 	int tgid = target_tgid(child);
 	unsigned holds = inherited_holds(tr, tracee_find(tr, tid), tgid);
+	bool known = tracee_find(tr, child) != NULL;
 	struct tracee *t = tracee_add(tr, child, tgid);
 
 	/* a process made by clone() is traced as a thread is; when not
@@ -431,6 +432,13 @@ static void handle_new(struct tracer *tr, int tid, int child)
 	if (tgid == child && !tr->follow) {
 		t->unwanted = true;
 	} else {
+		/* A process whose first stop came before this event was let
+		 * go then (unknown_stop): it runs, and is asked to stop for
+		 * the holds it gets now. One not known yet is held at that
+		 * first stop, a thread kept there (born) at its release. */
+		if (known && (holds & ~t->holds) && !t->held && !t->born &&
+		    !t->in_stop && !t->exiting)
+			ptrace(PTRACE_INTERRUPT, child, 0, 0);
 		t->holds |= holds;
 		if (t->born)
 			born_run(tr, child, tid);
