@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -334,6 +335,39 @@ static uint64_t thread_sp(int pid, int tid)
 	if (n != 3 && n != 9)
 		return 0;
 	return strtoull(tok[n - 2], NULL, 16);
+}
+
+int target_syscall(int tgid, int tid, long *nr, uint64_t *arg0)
+{
+	char buf[256], *end;
+	ssize_t len;
+
+	/* /proc/TID/task/TID names a thread whose process is not known */
+	len = read_proc(buf, sizeof(buf), "/proc/%d/task/%d/syscall",
+			tgid > 0 ? tgid : tid, tid);
+	if (len <= 0)
+		return len < 0 ? (int)len : -ESRCH;
+	if (!strncmp(buf, "running", 7))
+		return 1;
+	*nr = strtol(buf, &end, 10);
+	if (end == buf)
+		return -EINVAL;
+	/* "-1 SP PC" outside a system call */
+	*arg0 = *nr >= 0 ? strtoull(end, NULL, 16) : 0;
+	return 0;
+}
+
+int target_read_u64(int pid, uint64_t addr, uint64_t *v)
+{
+	struct iovec local = {.iov_base = v, .iov_len = sizeof(*v)};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr,
+			       .iov_len = sizeof(*v)};
+
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return n == sizeof(*v) ? 0 : -EIO;
 }
 
 int target_thread_sps(int pid, struct target_sp **out)

@@ -86,6 +86,15 @@ struct target_sp {
  * (from /proc/PID/task/TID/syscall; needs ptrace read access) into a new
  * array *out (caller frees). Returns the count or -errno. */
 int target_thread_sps(int pid, struct target_sp **out);
+/* What thread tid of tgid is doing, from /proc/TGID/task/TID/syscall
+ * (needs ptrace attach access): 1 if it runs; 0 if it is blocked, with
+ * *nr the system call it is in and *arg0 its first argument (*nr -1 and
+ * *arg0 0 outside a system call: in a fault, say); or -errno (-ESRCH,
+ * -ENOENT: gone). */
+int target_syscall(int tgid, int tid, long *nr, uint64_t *arg0);
+/* The 8 bytes at addr in the memory of pid (process_vm_readv: ptrace
+ * attach access). Returns 0 or -errno. */
+int target_read_u64(int pid, uint64_t addr, uint64_t *v);
 /* Thread ids of pid from /proc/PID/task into a new array *tids (caller
  * frees). Returns the count or -errno. */
 int target_threads(int pid, int **tids);
@@ -176,9 +185,10 @@ int tracer_freeze(struct tracer *t, int tgid);
 int tracer_freeze_for(struct tracer *t, int tgid, unsigned wait_ms);
 /* tracer_freeze_for() of every traced process; then, each time, seize the
  * threads of those processes not traced yet and freeze them too, until
- * none is found after a freeze every thread reached, 8 times at most (a
- * thread seized inside clone() can have made one the kernel does not
- * trace). Returns 0 or -ETIMEDOUT (the last freeze). */
+ * none is found after a freeze that every thread reached, or that only
+ * threads blocked outside a clone() making a thread missed, 8 times at
+ * most (a thread seized inside clone() can have made one the kernel does
+ * not trace). Returns 0 or -ETIMEDOUT (the last freeze). */
 int tracer_freeze_seized(struct tracer *t, unsigned wait_ms);
 /* Ask every thread of process tgid to stop (PTRACE_INTERRUPT) without
  * waiting: a later tracer_freeze() waits for them, tracer_thaw() lets

@@ -7,11 +7,13 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -683,6 +685,70 @@ static void seize_each_process(struct tracer *tr)
 	free(tgids);
 }
 
+/* clone() of a 32-bit process on x86-64 and arm64 (the i386 and arm
+ * number, which /proc/PID/task/TID/syscall shows): no 64-bit call there
+ * has it that blocks (getresgid, sched_getscheduler). The first
+ * argument holds the flags in both. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define COMPAT_CLONE 120
+#else
+#define COMPAT_CLONE SYS_clone
+#endif
+#ifndef SYS_clone3
+#define SYS_clone3 435 /* the same on every architecture */
+#endif
+/* x32 system calls carry this bit in their number on x86-64 */
+#if defined(__x86_64__)
+#define X32_BIT 0x40000000L
+#else
+#define X32_BIT 0L
+#endif
+
+/* Do the flags of the clone() or clone3() thread t of tgid is blocked in
+ * (nr, first argument arg0) make a thread? Those of clone3() are read
+ * from its struct clone_args, whose first field they are; unread, they
+ * are taken to. The flags of clone() come first but on s390. */
+static bool clone_makes_thread(int tgid, long nr, uint64_t arg0)
+{
+	uint64_t flags = arg0;
+
+	nr &= ~X32_BIT;
+	if (nr == SYS_clone3)
+		return target_read_u64(tgid, arg0, &flags) < 0 ||
+		       (flags & CLONE_THREAD);
+#if defined(__s390__)
+	flags = CLONE_THREAD;
+#endif
+	return (nr == SYS_clone || nr == COMPAT_CLONE) &&
+	       (flags & CLONE_THREAD);
+}
+
+/* May a traced thread that has not stopped for the hold be inside a
+ * clone() that makes a thread? One that runs may, and so may one blocked
+ * in such a clone() or clone3(), or one whose system call cannot be
+ * read. One blocked elsewhere may not: in a read from slow storage, or in
+ * a vfork() or fork() waiting, which makes a process. */
+static bool may_be_cloning(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct tracee *t = &tr->t[i];
+		uint64_t arg0 = 0;
+		long nr = -1;
+		int ret;
+
+		if (!(t->holds & HOLD_GROUP) || t->held || t->born ||
+		    t->exiting || t->unwanted)
+			continue;
+		ret = target_syscall(t->tgid, t->tid, &nr, &arg0);
+		if (ret == -ESRCH || ret == -ENOENT)
+			continue; /* gone */
+		if (ret || clone_makes_thread(t->tgid > 0 ? t->tgid : t->tid,
+					      nr, arg0))
+			return true;
+	}
+	return false;
+}
+
 int tracer_freeze_seized(struct tracer *tr, unsigned wait_ms)
 {
 	int ret;
@@ -694,9 +760,10 @@ int tracer_freeze_seized(struct tracer *tr, unsigned wait_ms)
 	 * leashed. A thread that has reached a ptrace stop has finished the
 	 * clone() it was in, so once every traced thread has stopped, a pass
 	 * lists every thread made so. The threads it seizes are frozen in
-	 * turn, until a pass after a freeze that every thread reached finds
-	 * none (a thread that did not stop in wait_ms may still be inside
-	 * clone(): it is waited for again), SEIZED_LOOKS passes at most. No
+	 * turn, until a pass finds none after a freeze that every thread
+	 * reached, or that only threads blocked elsewhere than in a clone()
+	 * missed (one that did not stop in wait_ms and may still be inside
+	 * clone() is waited for again), SEIZED_LOOKS passes at most. No
 	 * tracee is added between the freeze and the pass (nothing polls),
 	 * so a count that did not grow means none was seized. */
 	for (int i = 0;; i++) {
@@ -707,7 +774,7 @@ int tracer_freeze_seized(struct tracer *tr, unsigned wait_ms)
 			break;
 		before = tr->n;
 		seize_each_process(tr);
-		if (tr->n == before && !ret)
+		if (tr->n == before && (!ret || !may_be_cloning(tr)))
 			break;
 	}
 	return ret;
