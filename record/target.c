@@ -318,43 +318,48 @@ int64_t target_rss(int pid)
 	return (int64_t)res * sysconf(_SC_PAGESIZE);
 }
 
-/* The user stack pointer of thread tid of pid from
- * /proc/PID/task/TID/syscall ("NR ARG1..ARG6 SP PC", or "-1 SP PC" when
- * blocked outside a system call; "running" gives none). 0 if unknown. */
-static uint64_t thread_sp(int pid, int tid)
+/* /proc/PID/task/TID/syscall of thread tid of pid (/proc/TID/task/TID
+ * when pid is not known, <= 0), split: 1 if it runs ("running"); 0 with
+ * *nr, *arg0 and *sp from "NR ARG1..ARG6 SP PC", or from "-1 SP PC"
+ * when it is blocked outside a system call (*arg0 0 then); or -errno. */
+static int syscall_line(int pid, int tid, long *nr, uint64_t *arg0,
+			uint64_t *sp)
 {
 	char buf[256], *tok[10], *save = NULL;
+	ssize_t len;
 	int n = 0;
 
-	if (read_proc(buf, sizeof(buf), "/proc/%d/task/%d/syscall", pid, tid) <=
-	    0)
-		return 0;
-	for (char *t = strtok_r(buf, " \n", &save); t && n < 10;
-	     t = strtok_r(NULL, " \n", &save))
-		tok[n++] = t;
-	if (n != 3 && n != 9)
-		return 0;
-	return strtoull(tok[n - 2], NULL, 16);
-}
-
-int target_syscall(int tgid, int tid, long *nr, uint64_t *arg0)
-{
-	char buf[256], *end;
-	ssize_t len;
-
-	/* /proc/TID/task/TID names a thread whose process is not known */
 	len = read_proc(buf, sizeof(buf), "/proc/%d/task/%d/syscall",
-			tgid > 0 ? tgid : tid, tid);
+			pid > 0 ? pid : tid, tid);
 	if (len <= 0)
 		return len < 0 ? (int)len : -ESRCH;
 	if (!strncmp(buf, "running", 7))
 		return 1;
-	*nr = strtol(buf, &end, 10);
-	if (end == buf)
+	for (char *t = strtok_r(buf, " \n", &save); t && n < 10;
+	     t = strtok_r(NULL, " \n", &save))
+		tok[n++] = t;
+	if (n != 3 && n != 9)
 		return -EINVAL;
-	/* "-1 SP PC" outside a system call */
-	*arg0 = *nr >= 0 ? strtoull(end, NULL, 16) : 0;
+	*nr = strtol(tok[0], NULL, 10);
+	*arg0 = n == 9 ? strtoull(tok[1], NULL, 16) : 0;
+	*sp = strtoull(tok[n - 2], NULL, 16);
 	return 0;
+}
+
+/* The user stack pointer of thread tid of pid; 0 if unknown (it runs). */
+static uint64_t thread_sp(int pid, int tid)
+{
+	uint64_t arg0, sp;
+	long nr;
+
+	return syscall_line(pid, tid, &nr, &arg0, &sp) ? 0 : sp;
+}
+
+int target_syscall(int tgid, int tid, long *nr, uint64_t *arg0)
+{
+	uint64_t sp;
+
+	return syscall_line(tgid, tid, nr, arg0, &sp);
 }
 
 int target_read_u64(int pid, uint64_t addr, uint64_t *v)

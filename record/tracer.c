@@ -704,17 +704,18 @@ static void seize_each_process(struct tracer *tr)
 #define X32_BIT 0L
 #endif
 
-/* Do the flags of the clone() or clone3() thread t of tgid is blocked in
- * (nr, first argument arg0) make a thread? Those of clone3() are read
- * from its struct clone_args, whose first field they are; unread, they
- * are taken to. The flags of clone() come first but on s390. */
-static bool clone_makes_thread(int tgid, long nr, uint64_t arg0)
+/* Do the flags of the clone() or clone3() thread tid is blocked in (nr,
+ * first argument arg0) make a thread? Those of clone3() are read from
+ * its struct clone_args, whose first field they are (in its process's
+ * memory, which any of its thread ids names); unread, they are taken to.
+ * The flags of clone() come first but on s390. */
+static bool clone_makes_thread(int tid, long nr, uint64_t arg0)
 {
 	uint64_t flags = arg0;
 
 	nr &= ~X32_BIT;
 	if (nr == SYS_clone3)
-		return target_read_u64(tgid, arg0, &flags) < 0 ||
+		return target_read_u64(tid, arg0, &flags) < 0 ||
 		       (flags & CLONE_THREAD);
 #if defined(__s390__)
 	flags = CLONE_THREAD;
@@ -742,8 +743,7 @@ static bool may_be_cloning(struct tracer *tr)
 		ret = target_syscall(t->tgid, t->tid, &nr, &arg0);
 		if (ret == -ESRCH || ret == -ENOENT)
 			continue; /* gone */
-		if (ret || clone_makes_thread(t->tgid > 0 ? t->tgid : t->tid,
-					      nr, arg0))
+		if (ret || clone_makes_thread(t->tid, nr, arg0))
 			return true;
 	}
 	return false;
