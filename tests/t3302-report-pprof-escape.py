@@ -73,10 +73,14 @@ def profile(data, prof):
 
 def record(data, names):
     """Record copies of cat named names, each running until its stdin
-    (a pipe held here) closes, with one one-shot record -p."""
+    (a pipe held here) closes, with one one-shot record -p once each
+    waits on that pipe (at Popen's return it has not yet run: its
+    image is mapped but not one page of it resident)."""
     procs = [subprocess.Popen([n], stdin=subprocess.PIPE,
                               stdout=subprocess.DEVNULL) for n in names]
     try:
+        for p in procs:
+            lib.reading_pipe(p.pid)  # its image touched, not just exec'd
         pids = sum([["-p", str(p.pid)] for p in procs], [])
         subprocess.run([MEMSZ, "record", "-o", data, "--duration", "0"]
                        + pids, stdout=subprocess.DEVNULL,

@@ -23,9 +23,10 @@ from .core import (
     fail, finish, wait_until, workload, read_int, dir_removed, run_ok)
 from .proc import (
     resume, urgent, perf_map, untraced_threads, proc_state, wait_stopped,
-    workload_ready, workload_stopped, stopped, nmaps, smaps_vmas,
-    smaps_inode_rss, smaps_rollup, all_rollups, cpu_state, all_cpu_states,
-    is_kthread, children, stop_kill, stopped_child, smaps_mapping)
+    workload_ready, workload_stopped, stopped, reading_pipe, nmaps,
+    smaps_vmas, smaps_inode_rss, smaps_rollup, all_rollups, cpu_state,
+    all_cpu_states, is_kthread, children, stop_kill, stopped_child,
+    smaps_mapping)
 from .record import (
     report, recording, jitmap_syms, jit_checks, next_tick,
     start_fault_loop, stop_after_tick, end_fault_loop, mapping_rows,
@@ -61,7 +62,8 @@ __all__ = [
     "read_int", "dir_removed", "run_ok", "resume", "urgent", "perf_map",
     "untraced_threads", "proc_state", "wait_stopped", "workload_ready",
     "workload_stopped",
-    "stopped", "nmaps", "smaps_vmas", "smaps_inode_rss", "smaps_rollup",
+    "stopped", "reading_pipe", "nmaps", "smaps_vmas", "smaps_inode_rss",
+    "smaps_rollup",
     "all_rollups", "cpu_state", "all_cpu_states", "is_kthread", "children",
     "stop_kill", "stopped_child", "smaps_mapping", "report", "recording",
     "jitmap_syms", "jit_checks", "next_tick", "start_fault_loop",

@@ -114,6 +114,17 @@ def workload_stopped(p, what="the workload"):
     return got
 
 
+def reading_pipe(pid):
+    """Waits until pid sleeps in a read of a pipe (its wchan ends in
+    pipe_read): a `cat` Popen started is then past its loader, its own
+    image and libc mapped and touched. Popen returns at the exec, before
+    the new program has run an instruction."""
+    def asleep():
+        with open(f"/proc/{pid}/wchan") as f:
+            return f.read().endswith("pipe_read")
+    wait_until(asleep, f"pid {pid} to read its pipe")
+
+
 def stopped(pid):
     """Sends SIGSTOP to pid and waits until it is stopped."""
     os.kill(pid, signal.SIGSTOP)
