@@ -111,6 +111,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="memsz-t2450-")
     sleeper = subprocess.Popen(["sleep", "1000"])
     try:
+        # started: a snapshot of a sleep Popen has just exec'd is ~2 KiB
+        lib.in_nanosleep(sleeper.pid)
         # a snapshot of a sleep takes ~8 KiB: 12 KiB passes within a few
         run_case(tmp, "launch", ["--interval", "5", "--", "sleep", "1000"],
                  12288)

@@ -138,22 +138,6 @@ def check_moment(data, py_pid, sh_pid):
           "a report filtered to one process is one moment")
 
 
-# clock_nanosleep's number, as /proc/PID/syscall shows it
-NANOSLEEP = {"x86_64": "230", "aarch64": "115"}.get(os.uname().machine)
-
-
-def in_nanosleep(pid):
-    """Is pid blocked in clock_nanosleep (/proc/PID/syscall)? Elsewhere:
-    has it mapped its libraries?"""
-    if NANOSLEEP is None:
-        return lib.nmaps(pid) > 3
-    try:
-        with open(f"/proc/{pid}/syscall") as f:
-            return f.read().split()[0] == NANOSLEEP
-    except (OSError, IndexError):
-        return False
-
-
 def check_filter(tmp):
     a = subprocess.Popen(["sleep", "100"])
     b = subprocess.Popen(["sleep", "100"])
@@ -162,8 +146,8 @@ def check_filter(tmp):
         # touching pages, so the recording and the smaps read after it
         # see the same pages (mapped libraries alone raced with the
         # rest of sleep's start on a loaded machine)
-        lib.wait_until(lambda: in_nanosleep(a.pid) and in_nanosleep(b.pid),
-                       "both sleeps to be asleep in clock_nanosleep")
+        lib.in_nanosleep(a.pid)
+        lib.in_nanosleep(b.pid)
         data = os.path.join(tmp, "two.data")
         run(MEMSZ, "record", "-p", f"{a.pid},{b.pid}", "--duration", "0",
             "-o", data)

@@ -23,7 +23,8 @@ from .core import (
     fail, finish, wait_until, workload, read_int, dir_removed, run_ok)
 from .proc import (
     resume, urgent, perf_map, untraced_threads, proc_state, wait_stopped,
-    workload_ready, workload_stopped, stopped, reading_pipe, nmaps,
+    workload_ready, workload_stopped, stopped, asleep_in, reading_pipe,
+    in_nanosleep, nmaps,
     smaps_vmas, smaps_inode_rss, smaps_rollup, all_rollups, cpu_state,
     all_cpu_states, is_kthread, children, stop_kill, stopped_child,
     smaps_mapping)
@@ -62,7 +63,8 @@ __all__ = [
     "read_int", "dir_removed", "run_ok", "resume", "urgent", "perf_map",
     "untraced_threads", "proc_state", "wait_stopped", "workload_ready",
     "workload_stopped",
-    "stopped", "reading_pipe", "nmaps", "smaps_vmas", "smaps_inode_rss",
+    "stopped", "asleep_in", "reading_pipe", "in_nanosleep",
+    "nmaps", "smaps_vmas", "smaps_inode_rss",
     "smaps_rollup",
     "all_rollups", "cpu_state", "all_cpu_states", "is_kthread", "children",
     "stop_kill", "stopped_child", "smaps_mapping", "report", "recording",

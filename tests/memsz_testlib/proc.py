@@ -114,15 +114,25 @@ def workload_stopped(p, what="the workload"):
     return got
 
 
-def reading_pipe(pid):
-    """Waits until pid sleeps in a read of a pipe (its wchan ends in
-    pipe_read): a `cat` Popen started is then past its loader, its own
-    image and libc mapped and touched. Popen returns at the exec, before
-    the new program has run an instruction."""
+def asleep_in(pid, where):
+    """Waits until pid sleeps in the kernel in a function whose name ends
+    in where (its wchan): a program Popen started is then past its
+    loader, its own image and libc mapped and touched. Popen returns at
+    the exec, before the new program has run an instruction."""
     def asleep():
         with open(f"/proc/{pid}/wchan") as f:
-            return f.read().endswith("pipe_read")
-    wait_until(asleep, f"pid {pid} to read its pipe")
+            return f.read().endswith(where)
+    wait_until(asleep, f"pid {pid} to sleep in {where}")
+
+
+def reading_pipe(pid):
+    """asleep_in a read of a pipe (a `cat` of its stdin)."""
+    asleep_in(pid, "pipe_read")
+
+
+def in_nanosleep(pid):
+    """asleep_in nanosleep (a `sleep`)."""
+    asleep_in(pid, "nanosleep")
 
 
 def stopped(pid):
