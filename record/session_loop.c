@@ -205,9 +205,12 @@ void session_run(struct session *r)
 }
 
 /* Send sig to the launched command and every process forked from it that
- * still exists. Returns true if any does. An attached recording (no
- * launched command: r->child is 0) signals nothing: its targets, traced or
- * not, are processes memsz did not start and must survive it. */
+ * memsz still traces and has not reaped. Returns true if any is. Only the
+ * tracer's own list tells: a target that ended stays listed after a write
+ * error, and once the tracer has reaped it its pid may be another
+ * process's, which must get no signal. An attached recording (no launched
+ * command: r->child is 0) signals nothing: its targets, traced or not,
+ * are processes memsz did not start and must survive it. */
 static bool signal_launched(struct session *r, int sig)
 {
 	bool any = false;
@@ -215,7 +218,8 @@ static bool signal_launched(struct session *r, int sig)
 	if (r->child <= 0)
 		return false;
 	for (size_t i = 0; i < r->tg.n; i++)
-		if (r->tg.t[i]->traced && kill(r->tg.t[i]->pid, 0) == 0) {
+		if (r->tg.t[i]->traced &&
+		    tracer_traces(r->tr, r->tg.t[i]->pid)) {
 			kill(r->tg.t[i]->pid, sig);
 			any = true;
 		}
@@ -233,7 +237,9 @@ void rec_stop_launched(struct session *r)
 	/* kill(0, ...) would signal memsz's own process group */
 	if (r->child <= 0)
 		return;
-	kill(r->child, SIGTERM);
+	/* a child reaped already may have passed its pid on */
+	if (!tracer_done(r->tr, NULL))
+		kill(r->child, SIGTERM);
 	for (;;) {
 		uint64_t now = mono_ns();
 		bool any;

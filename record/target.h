@@ -172,6 +172,11 @@ void tracer_each_thread(struct tracer *tr, void (*fn)(void *arg, int tid),
  * resume them, calling ops at exec, fork and last-thread exit. Returns the
  * number of statuses handled. */
 int tracer_poll(struct tracer *t);
+/* True while tid is a task the tracer traces and has not reaped: its id
+ * names no other task until the tracer has waited on its exit (a traced
+ * task's parent cannot reap it before), so a signal sent to it reaches it
+ * and nothing else. */
+bool tracer_traces(struct tracer *t, int tid);
 /* True once the seized process has been reaped; *status (may be NULL) gets
  * its wait status. */
 bool tracer_done(const struct tracer *t, int *status);

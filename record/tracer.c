@@ -571,6 +571,11 @@ int tracer_poll(struct tracer *tr)
 	return handled;
 }
 
+bool tracer_traces(struct tracer *tr, int tid)
+{
+	return tr && tracee_find(tr, tid);
+}
+
 bool tracer_done(const struct tracer *tr, int *status)
 {
 	if (tr->done && status)
