@@ -91,22 +91,30 @@ static void write_file(struct session *r, int fd, const char *path)
 
 /* Scan the regular file at path (relative to dirfd: a /proc link or a
  * real path; not followed further with nofollow), named name, if not
- * scanned lately. */
+ * scanned lately. The path is one a target (or a user who may write under
+ * --cache-paths) may swap for a FIFO, a device node or a descriptor of
+ * one between a look and an open: it is opened O_PATH (which opens
+ * nothing), that inode looked at, and only it opened, through
+ * /proc/self/fd. */
 static void scan_path(struct session *r, int dirfd, const char *path,
 		      const char *name, bool nofollow)
 {
-	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
-		    (nofollow ? O_NOFOLLOW : 0);
 	struct stat st;
-	int fd;
+	int pfd, fd;
 
-	/* stat first: opening a device or a FIFO is not harmless */
-	if (fstatat(dirfd, path, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) < 0 ||
-	    !S_ISREG(st.st_mode) || scanned_lately(r, &st))
+	pfd = openat(dirfd, path,
+		     O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+	if (pfd < 0)
 		return;
-	fd = openat(dirfd, path, flags | O_NOATIME);
-	if (fd < 0 && errno == EPERM)
-		fd = openat(dirfd, path, flags);
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    scanned_lately(r, &st)) {
+		close(pfd);
+		return;
+	}
+	fd = reopen_path_fd(pfd, O_NOATIME, &st);
+	if (fd == -EPERM) /* O_NOATIME: not the file's owner */
+		fd = reopen_path_fd(pfd, 0, &st);
+	close(pfd);
 	if (fd < 0)
 		return;
 	write_file(r, fd, name);

@@ -331,6 +331,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2457-record-file-dirty-pieces.py \
 	tests/t2458-record-file-charge-bitmap.py \
 	tests/t2459-record-verbose.py \
+	tests/t2460-record-cache-scan-swap.py \
 	tests/t2462-size-dwarf-sibling.py \
 	tests/t2463-size-padding-fill.py \
 	tests/t2464-size-relocs-given-data.py \
@@ -418,6 +419,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh $(memsz_testlib) \
 	tests/workloads/fresh_anon.h \
 	tests/workloads/fault_loop.c \
 	tests/workloads/clone_blocked.c \
+	tests/workloads/fd_flip.c \
 	tests/workloads/fork_grow.c \
 	tests/workloads/rec_dlopen.c \
 	tests/workloads/rec_fork.c \

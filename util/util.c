@@ -545,9 +545,26 @@ static int reopen_same(int dfd, const char *path, const struct stat *st)
 	return fd;
 }
 
-int open_regular_at(int dfd, const char *path, struct stat *st)
+int reopen_path_fd(int pfd, int flags, const struct stat *st)
 {
 	char self[40];
+	int fd;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags);
+	if (fd < 0)
+		return -errno;
+	/* the file looked at, unless /proc/self/fd is not the kernel's (a
+	 * mount over it) */
+	if (!same_file(fd, st)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+int open_regular_at(int dfd, const char *path, struct stat *st)
+{
 	int pfd, fd;
 
 	memset(st, 0, sizeof(*st)); /* a caller looks at it after -EINVAL */
@@ -561,14 +578,7 @@ int open_regular_at(int dfd, const char *path, struct stat *st)
 		close(pfd);
 		return fd;
 	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	/* the file looked at, unless /proc/self/fd is not the kernel's (a
-	 * mount over it) */
-	if (fd >= 0 && !same_file(fd, st)) {
-		close(fd);
-		fd = -1;
-	}
+	fd = reopen_path_fd(pfd, 0, st);
 	/* no /proc (a chroot, a build sandbox), or not the right one: the
 	 * path opened again, still without blocking, and taken only if it
 	 * is the file looked at */

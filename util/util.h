@@ -77,6 +77,13 @@ bool text_next_line(const char **p, const char *end, const char **ls,
  * file). */
 struct stat;
 int open_regular_at(int dfd, const char *path, struct stat *st);
+/* Open the regular file st that the O_PATH descriptor pfd holds, for
+ * reading without blocking (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+ * and flags: O_NOATIME, say), through /proc/self/fd: the inode pfd holds,
+ * whatever its path names by then, checked to be st. Returns the
+ * descriptor or -errno (-EINVAL: not st, /proc/self/fd not the
+ * kernel's). */
+int reopen_path_fd(int pfd, int flags, const struct stat *st);
 
 /* Open the directory of path (all but its last component; the working
  * directory for a bare name) as an O_PATH descriptor, for *at() calls
