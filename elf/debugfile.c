@@ -18,6 +18,17 @@
 
 /* elf_file_crc32() reads the file in chunks of this size. */
 #define CRC_CHUNK (64u << 10)
+/* A debuglink candidate is read whole for its CRC, and whoever owns the
+ * image may have put it there: one larger than CRC_MAX_BYTES, or past
+ * CRC_SPARSE_MIN bytes with less than one byte in CRC_SPARSE_RATIO on
+ * disk (a sparse file of 16 TiB reads as zeros for hours), is refused
+ * unread. The largest debug files known are a few GiB; one on a
+ * compressing file system keeps more than a sixteenth of its size on
+ * disk; and below CRC_SPARSE_MIN a file system that counts no blocks
+ * (some FUSE ones) costs a second at most. */
+#define CRC_MAX_BYTES (64ull << 30)
+#define CRC_SPARSE_MIN (1ull << 30)
+#define CRC_SPARSE_RATIO 16
 
 int elf_file_crc32(int fd, uint32_t *out)
 {
@@ -53,6 +64,23 @@ static void reject(struct elfimg *img, const char *path, int err)
 	img->debug_rejected_err = err;
 }
 
+/* Why the debuglink CRC of the candidate open on fd is not to be read, or
+ * NULL (see CRC_MAX_BYTES). */
+static const char *crc_refused(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return NULL; /* the read says why */
+	if ((uint64_t)st.st_size > CRC_MAX_BYTES)
+		return "larger than 64 GiB: its CRC was not read";
+	if ((uint64_t)st.st_size > CRC_SPARSE_MIN &&
+	    (uint64_t)st.st_blocks * 512 <
+		(uint64_t)st.st_size / CRC_SPARSE_RATIO)
+		return "mostly holes (a sparse file): its CRC was not read";
+	return NULL;
+}
+
 /* Open candidate path and keep it as img->debug if it matches. */
 static int try_candidate(struct elfimg *img, const char *path)
 {
@@ -73,11 +101,18 @@ static int try_candidate(struct elfimg *img, const char *path)
 		ok = dbg->build_id_len == img->build_id_len &&
 		     !memcmp(dbg->build_id, img->build_id, img->build_id_len);
 	} else {
+		int fd = ((struct elfimg_priv *)dbg->priv)->fd;
+		const char *why = img->debuglink ? crc_refused(fd) : NULL;
 		uint32_t crc;
 
-		ok = img->debuglink &&
-		     !elf_file_crc32(((struct elfimg_priv *)dbg->priv)->fd,
-				     &crc) &&
+		if (why) {
+			reject(img, path, 0);
+			if (!strcmp(img->debug_rejected, path))
+				img->debug_rejected_why = why;
+			elfimg_close(dbg);
+			return 0;
+		}
+		ok = img->debuglink && !elf_file_crc32(fd, &crc) &&
 		     crc == img->debuglink_crc;
 	}
 	if (!ok) {
@@ -351,6 +386,7 @@ int elfimg_find_debug(struct elfimg *img, const char *debug_root)
 	if (ret > 0) {
 		free(img->debug_rejected);
 		img->debug_rejected = NULL;
+		img->debug_rejected_why = NULL;
 	}
 	return ret;
 }

@@ -76,6 +76,9 @@ struct elfimg {
 	 * debuglink CRC) does not match. */
 	char *debug_rejected;
 	int debug_rejected_err;
+	/* or, when set, why its debuglink CRC was not read (a static
+	 * string) */
+	const char *debug_rejected_why;
 	/* elfimg_find_debug() has run: later calls with the same
 	 * debug_root return its answer without probing again (a miss is
 	 * cached too). */

@@ -389,7 +389,9 @@ static void debug_note(struct strlist *notes, const char *path,
 
 	if (img->debug || !img->debug_rejected)
 		return;
-	if (img->debug_rejected_err)
+	if (img->debug_rejected_why)
+		why = img->debug_rejected_why;
+	else if (img->debug_rejected_err)
 		why = memsz_strerror(img->debug_rejected_err);
 	else if (img->build_id_len)
 		why = "build-id does not match";

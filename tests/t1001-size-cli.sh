@@ -111,6 +111,33 @@ rc=$?
 	ok "debuglink naming a fifo: refused with a note" ||
 	nok "debuglink naming a fifo (rc=$rc, $(cat "$tmp/err"))"
 
+# A .gnu_debuglink candidate is read whole for its CRC (an image without
+# a build-id): one larger than 64 GiB, or past 1 GiB and mostly holes (a
+# sparse file reads as zeros for hours at 16 TiB), is refused unread with
+# a note saying why. The same candidate whole is taken first.
+mkdir "$tmp/sp"
+printf 'int sparse_f(int x) { return x * 3; }\nint main(int c, char **v) { (void)v; return sparse_f(c); }\n' >"$tmp/sp/m.c"
+gcc -g -O1 -Wl,--build-id=none -o "$tmp/sp/full" "$tmp/sp/m.c" &&
+	objcopy --only-keep-debug "$tmp/sp/full" "$tmp/sp/m.debug" &&
+	objcopy --strip-all --add-gnu-debuglink="$tmp/sp/m.debug" \
+		"$tmp/sp/full" "$tmp/sp/m"
+$MEMSZ size --by symbols --debug-root "$tmp/sp" "$tmp/sp/m" \
+	>"$tmp/out" 2>"$tmp/err"
+grep -q "symbols from debug file '$tmp/sp/m.debug'" "$tmp/out" &&
+	ok "debuglink without a build-id: the debug file is taken (CRC)" ||
+	nok "debuglink without a build-id ($(cat "$tmp/out" "$tmp/err" | tail -3))"
+for sparse in "8G:mostly holes (a sparse file)" "1T:larger than 64 GiB"; do
+	truncate -s "${sparse%%:*}" "$tmp/sp/m.debug" || continue
+	timeout 120 $MEMSZ size --by symbols --debug-root "$tmp/sp" \
+		"$tmp/sp/m" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 0 ] &&
+		grep -q "debug file '$tmp/sp/m.debug' rejected: ${sparse#*:}: its CRC was not read" "$tmp/out" &&
+		ok "debuglink candidate of ${sparse%%:*}: refused unread, with a note" ||
+		nok "debuglink candidate of ${sparse%%:*} (rc=$rc, $(grep rejected "$tmp/out"; cat "$tmp/err"))"
+done
+rm -rf "$tmp/sp"
+
 # Two PT_LOADs overlapping in VM: a one-line error, not a wrong VM total.
 python3 - "$MEMSZ" "$tmp/overlap" <<'EOF_PY'
 import struct, sys
