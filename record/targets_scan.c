@@ -30,10 +30,6 @@
 #endif
 /* include/linux/sched.h: the task is a kernel thread */
 #define PF_KTHREAD 0x00200000u
-/* Deepest cgroup subtree walked (the kernel's own default is unlimited,
- * real hierarchies are a few levels). */
-#define CGROUP_DEPTH_MAX 64
-
 /* Largest /proc or cgroupfs file read whole (cgroup.procs of a busy
  * cgroup: a pid a line). */
 #define PROC_FILE_MAX (64u << 20)
@@ -482,39 +478,58 @@ void target_scan_free(struct target_scan *sc)
 	free(sc);
 }
 
-/* Append the pids of dir's cgroup.procs and of its descendants'. A
- * descendant removed meanwhile is skipped. */
-static int walk_cgroup(const char *dir, int depth, int **pids, size_t *n,
-		       size_t *cap)
+/* Append the pids of dir's cgroup.procs; push its child cgroups' paths
+ * onto *todo (*ntodo of *tcap). A descendant (not top) removed meanwhile
+ * is skipped. */
+static int read_cgroup(const char *dir, bool top, int **pids, size_t *n,
+		       size_t *cap, char ***todo, size_t *ntodo, size_t *tcap)
 {
 	char *path = xasprintf("%s/cgroup.procs", dir), *buf = NULL;
 	ssize_t len = read_small_file(path, PROC_FILE_MAX, &buf);
 	struct dirent *de;
-	int ret = 0;
+	int ret;
 	DIR *d;
 
 	free(path);
 	if (len < 0)
-		return (int)len;
+		return len == -ENOENT && !top ? 0 : (int)len;
 	ret = target_scan_parse_procs(buf, (size_t)len, pids, n, cap);
 	free(buf);
-	if (ret < 0 || depth >= CGROUP_DEPTH_MAX)
+	if (ret < 0)
 		return ret;
 	d = opendir(dir);
 	if (!d)
-		return -errno;
-	while (!ret && (de = readdir(d))) {
-		int err;
-
+		return errno == ENOENT && !top ? 0 : -errno;
+	while ((de = readdir(d))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		path = xasprintf("%s/%s", dir, de->d_name);
-		err = walk_cgroup(path, depth + 1, pids, n, cap);
-		free(path);
-		if (err < 0 && err != -ENOENT)
-			ret = err;
+		xgrow(todo, tcap, *ntodo + 1, sizeof(**todo));
+		(*todo)[(*ntodo)++] = xasprintf("%s/%s", dir, de->d_name);
 	}
 	closedir(d);
+	return 0;
+}
+
+/* Append the pids of dir's cgroup.procs and of every descendant's, however
+ * deep (the kernel sets no depth by default, and whoever was delegated a
+ * subtree may nest it thousands of levels to hide a process from a
+ * limited walk): a list of the cgroups still to read, each directory
+ * closed before its children are read, no recursion. */
+static int walk_cgroup(const char *dir, int **pids, size_t *n, size_t *cap)
+{
+	char **todo = NULL;
+	size_t ntodo = 0, tcap = 0;
+	int ret = read_cgroup(dir, true, pids, n, cap, &todo, &ntodo, &tcap);
+
+	while (ntodo) {
+		char *cur = todo[--ntodo];
+
+		if (!ret)
+			ret = read_cgroup(cur, false, pids, n, cap, &todo,
+					  &ntodo, &tcap);
+		free(cur);
+	}
+	free(todo);
 	return ret;
 }
 
@@ -588,7 +603,7 @@ int target_scan_list(struct target_scan *sc, int **pids,
 		st = &local;
 	memset(st, 0, sizeof(*st));
 	if (sc->dir)
-		ret = walk_cgroup(sc->dir, 0, pids, &n, &cap);
+		ret = walk_cgroup(sc->dir, pids, &n, &cap);
 	else
 		ret = list_proc(pids, &n, &cap);
 	if (ret < 0) {

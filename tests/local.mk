@@ -332,6 +332,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2458-record-file-charge-bitmap.py \
 	tests/t2459-record-verbose.py \
 	tests/t2460-record-cache-scan-swap.py \
+	tests/t2461-record-cgroup-deep.py \
 	tests/t2462-size-dwarf-sibling.py \
 	tests/t2463-size-padding-fill.py \
 	tests/t2464-size-relocs-given-data.py \
