@@ -81,18 +81,30 @@ int jitmap_parse(FILE *f, struct jitmap *jm, uint64_t *consumed)
 /* Open the map at path as a file its writer controls: never following a
  * symlink at its end, never blocking (a FIFO opens at once and is then
  * refused), only a regular file owned by root or by uid. Returns the fd,
- * -ENOENT when there is none, or -errno. */
-static int open_map(const char *path, uid_t uid)
+ * -ENOENT when there is none, or -errno; -EPERM with *why set for a map
+ * refused. */
+static int open_map(const char *path, uid_t uid, const char **why)
 {
 	struct stat st;
 	int fd;
 
 	fd = open(path,
 		  O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 && errno == ELOOP)
+		*why = "a symbolic link, not followed";
 	if (fd < 0)
 		return errno == ELOOP ? -EPERM : -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (st.st_uid != 0 && st.st_uid != uid)) {
+	if (fstat(fd, &st) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode))
+		*why = "not a regular file";
+	else if (st.st_uid != 0 && st.st_uid != uid)
+		*why = "owned by neither the process's user nor root";
+	if (*why) {
 		close(fd);
 		return -EPERM;
 	}
@@ -127,6 +139,7 @@ static int parse_fd(int fd, uint64_t off, struct jitmap *jm, uint64_t *used,
 	*more = false;
 	if (fstat(fd, &st) < 0)
 		return -errno;
+	jm->cut = (uint64_t)st.st_size > JITMAP_MAX_BYTES;
 	if ((uint64_t)st.st_size <= off || off >= JITMAP_MAX_BYTES)
 		return 0;
 	len = (size_t)(MIN((uint64_t)st.st_size, JITMAP_MAX_BYTES) - off);
@@ -194,23 +207,30 @@ static int ns_pid(int pid)
 
 int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm, bool *more)
 {
-	char path[96];
+	char *path = jm->path;
 	uint64_t used = 0;
 	uid_t uid = pid_uid(pid);
-	int fd, ret;
+	int fd, ret, nspid = ns_pid(pid);
 
 	*more = false;
-
-	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", pid,
-		 ns_pid(pid));
-	fd = open_map(path, uid);
+	jm->refused = NULL;
+	jm->cut = false;
+	snprintf(path, sizeof(jm->path), "/proc/%d/root/tmp/perf-%d.map", pid,
+		 nspid);
+	fd = open_map(path, uid, &jm->refused);
 	if (fd == -ENOENT || fd == -ESRCH) {
 		/* the process is gone: its /tmp was most likely ours */
-		snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
-		fd = open_map(path, uid);
+		snprintf(path, sizeof(jm->path), "/tmp/perf-%d.map", pid);
+		fd = open_map(path, uid, &jm->refused);
+	} else {
+		/* named as the process names it */
+		snprintf(path, sizeof(jm->path), "/tmp/perf-%d.map", nspid);
 	}
-	if (fd < 0)
+	if (fd < 0) {
+		if (fd == -ENOENT || fd == -ESRCH)
+			path[0] = 0;
 		return fd == -ENOENT || fd == -ESRCH ? 0 : fd;
+	}
 	ret = parse_fd(fd, *off, jm, &used, more);
 	*off += used;
 	*more = *more && used && ret >= 0;

@@ -24,6 +24,12 @@ struct jitmap {
 	struct md_jit_sym *syms;
 	size_t n, cap;
 	uint64_t bad; /* malformed lines skipped */
+	/* jitmap_read_pid(): the map it looked at (NULL if none was
+	 * there), why it was refused (a static string, or NULL), and whether
+	 * it holds bytes past JITMAP_MAX_BYTES, which are never read */
+	const char *refused;
+	char path[96];
+	bool cut;
 };
 
 /* Parse the complete lines of f (up to the last newline) into jm,
@@ -41,7 +47,9 @@ int jitmap_parse(FILE *f, struct jitmap *jm, uint64_t *consumed);
  * says whether bytes are left for another call (the read at exit is the
  * last chance, and a JVM writes its whole map then). A line longer than
  * one read is skipped. Returns the number of symbols added, 0 if there
- * is no map, -EPERM for a map refused, or -errno. */
+ * is no map, -EPERM for a map refused (jm->refused says why), or -errno;
+ * jm->path names the map looked at, jm->cut says whether it holds more
+ * than is read. */
 int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm, bool *more);
 
 /* Free the names and forget the symbols (jm stays usable). */

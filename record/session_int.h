@@ -95,6 +95,7 @@ struct rec_target {
 	char *cmdline;	      /* the last CMDLINE written for it */
 	struct procmaps last; /* polling fallback: the maps seen last */
 	uint64_t jit_off;     /* bytes of /tmp/perf-PID.map read so far */
+	unsigned jit_told;    /* JIT_TOLD_*: what of its map was noted */
 	uint64_t dead_ns;     /* when rec_reap_dead() first saw it dead */
 };
 

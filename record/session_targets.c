@@ -564,6 +564,46 @@ static void rec_write_jitmap(struct session *r, struct rec_target *t,
 	}
 }
 
+/* What of a target's perf map was said (rec_target.jit_told), once. */
+enum {
+	JIT_TOLD_REFUSED = 1, /* not read at all */
+	JIT_TOLD_CUT = 2,     /* read up to 256 MiB */
+	JIT_TOLD_BAD = 4,     /* malformed lines skipped */
+};
+
+/* Say (a warning) and note, once for t, what of its perf map jm (just
+ * read) is not in the recording: its symbols are left unnamed else with
+ * nothing to tell why. */
+static void jit_tell(struct session *r, struct rec_target *t,
+		     const struct jitmap *jm)
+{
+	char *msg = NULL;
+
+	if (jm->refused && !(t->jit_told & JIT_TOLD_REFUSED)) {
+		t->jit_told |= JIT_TOLD_REFUSED;
+		msg = xasprintf("pid %d (%s): its perf map '%s' is not read: "
+				"%s",
+				t->pid, t->comm, jm->path, jm->refused);
+	} else if (jm->cut && !(t->jit_told & JIT_TOLD_CUT)) {
+		t->jit_told |= JIT_TOLD_CUT;
+		msg = xasprintf("pid %d (%s): its perf map '%s' is read up to "
+				"256 MiB: the symbols past that are not "
+				"recorded",
+				t->pid, t->comm, jm->path);
+	} else if (jm->bad && !(t->jit_told & JIT_TOLD_BAD)) {
+		t->jit_told |= JIT_TOLD_BAD;
+		msg = xasprintf("pid %d (%s): its perf map '%s' has lines that "
+				"are not START SIZE NAME, skipped (%" PRIu64
+				" in the first read that met any)",
+				t->pid, t->comm, jm->path, jm->bad);
+	}
+	if (!msg)
+		return;
+	rec_say(r, true, msg);
+	rec_note(r, MD_NOTE_OTHER, msg);
+	free(msg);
+}
+
 /* The symbols t's JIT compilers added to /tmp/perf-PID.map since the
  * last read, as JITMAP records (the file may go with the process, so it is
  * read at every snapshot and at exit): all of them, a read at a time. */
@@ -576,7 +616,9 @@ void rec_write_jit(struct session *r, struct rec_target *t)
 	while (more && !r->werr) {
 		if (jitmap_read_pid(t->pid, &t->jit_off, &jm, &more) > 0)
 			rec_write_jitmap(r, t, &jm, now);
+		jit_tell(r, t, &jm);
 		jitmap_clear(&jm);
+		jm.bad = 0;
 	}
 	jitmap_free(&jm);
 }

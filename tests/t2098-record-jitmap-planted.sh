@@ -57,8 +57,9 @@ PY
 	read rc rss <"$T/$1.rc"
 }
 
-# planted NAME WHAT: memsz ended, small, recorded the target without a
-# symbol from the map.
+# planted NAME WHAT WHY: memsz ended, small, recorded the target without a
+# symbol from the map, and said why the map was not read (a warning and
+# a NOTE in the recording: its JIT symbols are left unnamed).
 planted() {
 	record "$1"
 	check "$2: memsz ends (exit $rc)" test "$rc" = 0
@@ -68,6 +69,11 @@ planted() {
 		grep -q SNAP_END "$T/$1.dump"
 	check "$2: nothing of it is recorded" \
 		sh -c "! grep -q JITMAP '$T/$1.dump'"
+	why="its perf map '$MAP' is not read: $3"
+	check "$2: a warning says '$3' ($(cat "$T/$1.err"))" \
+		grep -q "warning: pid $P (sleep): $why" "$T/$1.err"
+	check "$2: a NOTE in the recording says it" \
+		grep -q "NOTE.*$why" "$T/$1.dump"
 	rm -f "$MAP"
 	kill -9 $P
 	wait $P 2>/dev/null
@@ -75,27 +81,44 @@ planted() {
 
 start_target
 $NOBODY mkfifo "$MAP"
-planted fifo "a FIFO"
+planted fifo "a FIFO" "not a regular file"
 
 start_target
 $NOBODY ln -s /dev/zero "$MAP"
-planted zero "a symlink to /dev/zero"
+planted zero "a symlink to /dev/zero" "a symbolic link, not followed"
 
 start_target
 $NOBODY ln -s "$T/secret" "$MAP"
-planted link "a symlink to a root-only file"
+planted link "a symlink to a root-only file" \
+	"a symbolic link, not followed"
 
 start_target
 cp "$T/secret" "$MAP"
 chown 1:1 "$MAP"
-planted other "a file owned by another user (daemon)"
+planted other "a file owned by another user (daemon)" \
+	"owned by neither the process's user nor root"
 
-# The target's own map is read.
+# The target's own map is read; its malformed line is skipped, and said.
 start_target
-$NOBODY sh -c "printf '2000 10 JS:own_symbol\n' >$MAP"
+$NOBODY sh -c "printf '2000 10 JS:own_symbol\nnot a symbol\n' >$MAP"
 record own
 check "the target's own map: exit 0 ($rc)" test "$rc" = 0
 check "the target's own map is recorded" \
 	sh -c "'$MEMSZ' dump -v -i '$T/own.data' | grep -q 'own_symbol'"
+check "its malformed line is said ($(cat "$T/own.err"))" \
+	grep -q "perf map '$MAP' has lines that are not START SIZE NAME, skipped (1 in the first read that met any)" "$T/own.err"
+rm -f "$MAP"
+kill -9 $P
+wait $P 2>/dev/null
+
+# A map past 256 MiB (sparse here) is read up to there, and that is said.
+start_target
+$NOBODY sh -c "printf '2000 10 JS:first_symbol\n' >$MAP && truncate -s 300M $MAP"
+record big
+check "a map of 300 MiB: exit 0 ($rc)" test "$rc" = 0
+check "a map of 300 MiB: its first symbol is recorded" \
+	sh -c "'$MEMSZ' dump -v -i '$T/big.data' | grep -q 'first_symbol'"
+check "a map of 300 MiB: the cut is said ($(cat "$T/big.err"))" \
+	grep -q "perf map '$MAP' is read up to 256 MiB: the symbols past that are not recorded" "$T/big.err"
 rm -f "$MAP"
 finish
