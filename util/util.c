@@ -531,10 +531,14 @@ static bool same_file(int fd, const struct stat *st)
 	       got.st_dev == st->st_dev && got.st_ino == st->st_ino;
 }
 
-static int reopen_same(int dfd, const char *path, const struct stat *st)
+/* Open path (relative to dfd) for reading without blocking, with flags
+ * too, and keep it only if it is the regular file st. Returns the
+ * descriptor or -errno (-EINVAL: another file). */
+static int open_same(int dfd, const char *path, int flags,
+		     const struct stat *st)
 {
-	int fd =
-	    openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = openat(dfd, path,
+			O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags);
 
 	if (fd < 0)
 		return -errno;
@@ -548,19 +552,11 @@ static int reopen_same(int dfd, const char *path, const struct stat *st)
 int reopen_path_fd(int pfd, int flags, const struct stat *st)
 {
 	char self[40];
-	int fd;
 
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags);
-	if (fd < 0)
-		return -errno;
 	/* the file looked at, unless /proc/self/fd is not the kernel's (a
-	 * mount over it) */
-	if (!same_file(fd, st)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
+	 * mount over it): then another file, refused */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	return open_same(AT_FDCWD, self, flags, st);
 }
 
 int open_regular_at(int dfd, const char *path, struct stat *st)
@@ -583,7 +579,7 @@ int open_regular_at(int dfd, const char *path, struct stat *st)
 	 * path opened again, still without blocking, and taken only if it
 	 * is the file looked at */
 	if (fd < 0)
-		fd = reopen_same(dfd, path, st);
+		fd = open_same(dfd, path, 0, st);
 	close(pfd);
 	/* reads block again: a FUSE server is told each read's flags. Of
 	 * the flags F_SETFL sets, the open gave only O_NONBLOCK: one call */
