@@ -30,16 +30,18 @@
 #define CRC_SPARSE_MIN (1ull << 30)
 #define CRC_SPARSE_RATIO 16
 
-int elf_file_crc32(int fd, uint32_t *out)
+int elf_file_crc32(int fd, uint64_t max, uint32_t *out)
 {
 	unsigned char *buf = xmalloc(CRC_CHUNK);
 	uint32_t crc = 0;
-	off_t off = 0;
-	ssize_t n;
+	uint64_t off = 0;
+	ssize_t n = 0;
 
-	while ((n = pread(fd, buf, CRC_CHUNK, off)) > 0) {
-		crc = crc32_z(crc, buf, n);
-		off += n;
+	while (off < max &&
+	       (n = pread(fd, buf, (size_t)MIN((uint64_t)CRC_CHUNK, max - off),
+			  (off_t)off)) > 0) {
+		crc = crc32_z(crc, buf, (size_t)n);
+		off += (uint64_t)n;
 	}
 	free(buf);
 	if (n < 0)
@@ -65,13 +67,17 @@ static void reject(struct elfimg *img, const char *path, int err)
 }
 
 /* Why the debuglink CRC of the candidate open on fd is not to be read, or
- * NULL (see CRC_MAX_BYTES). */
-static const char *crc_refused(int fd)
+ * NULL (see CRC_MAX_BYTES) with *size its size: the CRC is of those bytes
+ * alone (its owner may grow it while it is read; a file that grew is not
+ * the one the debuglink names anyway). */
+static const char *crc_refused(int fd, uint64_t *size)
 {
 	struct stat st;
 
+	*size = CRC_MAX_BYTES;
 	if (fstat(fd, &st) < 0)
 		return NULL; /* the read says why */
+	*size = (uint64_t)st.st_size;
 	if ((uint64_t)st.st_size > CRC_MAX_BYTES)
 		return "larger than 64 GiB: its CRC was not read";
 	if ((uint64_t)st.st_size > CRC_SPARSE_MIN &&
@@ -102,7 +108,9 @@ static int try_candidate(struct elfimg *img, const char *path)
 		     !memcmp(dbg->build_id, img->build_id, img->build_id_len);
 	} else {
 		int fd = ((struct elfimg_priv *)dbg->priv)->fd;
-		const char *why = img->debuglink ? crc_refused(fd) : NULL;
+		uint64_t size = 0;
+		const char *why =
+		    img->debuglink ? crc_refused(fd, &size) : NULL;
 		uint32_t crc;
 
 		if (why) {
@@ -112,7 +120,7 @@ static int try_candidate(struct elfimg *img, const char *path)
 			elfimg_close(dbg);
 			return 0;
 		}
-		ok = img->debuglink && !elf_file_crc32(fd, &crc) &&
+		ok = img->debuglink && !elf_file_crc32(fd, size, &crc) &&
 		     crc == img->debuglink_crc;
 	}
 	if (!ok) {

@@ -323,8 +323,9 @@ void elfimg_reopen_elf(struct elfimg *img);
  * xfree_huge(p, img->secs[i].size). */
 unsigned char *elfimg_section_read(struct elfimg *img, size_t i);
 
-/* CRC-32 (the .gnu_debuglink one: zlib's crc32()) of a whole file. */
-int elf_file_crc32(int fd, uint32_t *out);
+/* CRC-32 (the .gnu_debuglink one: zlib's crc32()) of a file's first max
+ * bytes (all of them when it is no longer). */
+int elf_file_crc32(int fd, uint64_t max, uint32_t *out);
 
 /* end = off + n * entsize, checked: -1 on overflow (elf/elfimg.c). */
 int elf_table_end(uint64_t off, uint64_t n, uint64_t entsize, uint64_t *end);

@@ -81,8 +81,10 @@ int jitmap_parse(FILE *f, struct jitmap *jm, uint64_t *consumed)
 /* Open the map at path as a file its writer controls: never following a
  * symlink at its end, never blocking (a FIFO opens at once and is then
  * refused), only a regular file owned by root or by uid. Returns the fd,
- * -ENOENT when there is none, or -errno; -EPERM with *why set for a map
- * refused. */
+ * -ENOENT when there is none, or -errno; -EPERM for a map refused, with
+ * *why set when the process's user (or root) made what is there: one
+ * another user planted in /tmp (or left behind by a process that had the
+ * pid before) is none of the process's, and nothing is said of it. */
 static int open_map(const char *path, uid_t uid, const char **why)
 {
 	struct stat st;
@@ -90,25 +92,26 @@ static int open_map(const char *path, uid_t uid, const char **why)
 
 	fd = open(path,
 		  O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0 && errno == ELOOP)
-		*why = "a symbolic link, not followed";
+	if (fd < 0 && errno == ELOOP) {
+		if (lstat(path, &st) == 0 &&
+		    (st.st_uid == 0 || st.st_uid == uid))
+			*why = "a symbolic link, not followed";
+		return -EPERM;
+	}
 	if (fd < 0)
-		return errno == ELOOP ? -EPERM : -errno;
+		return -errno;
 	if (fstat(fd, &st) < 0) {
 		int err = -errno;
 
 		close(fd);
 		return err;
 	}
-	if (!S_ISREG(st.st_mode))
+	if (S_ISREG(st.st_mode) && (st.st_uid == 0 || st.st_uid == uid))
+		return fd;
+	if (st.st_uid == 0 || st.st_uid == uid)
 		*why = "not a regular file";
-	else if (st.st_uid != 0 && st.st_uid != uid)
-		*why = "owned by neither the process's user nor root";
-	if (*why) {
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
+	close(fd);
+	return -EPERM;
 }
 
 /* The owner of process pid (its /proc directory's), or -1. */

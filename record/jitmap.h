@@ -47,7 +47,9 @@ int jitmap_parse(FILE *f, struct jitmap *jm, uint64_t *consumed);
  * says whether bytes are left for another call (the read at exit is the
  * last chance, and a JVM writes its whole map then). A line longer than
  * one read is skipped. Returns the number of symbols added, 0 if there
- * is no map, -EPERM for a map refused (jm->refused says why), or -errno;
+ * is no map, -EPERM for a map refused (jm->refused says why, if the
+ * process's user or root made it: another user's is not the process's
+ * map), or -errno;
  * jm->path names the map looked at, jm->cut says whether it holds more
  * than is read. */
 int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm, bool *more);

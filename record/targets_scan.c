@@ -478,28 +478,73 @@ void target_scan_free(struct target_scan *sc)
 	free(sc);
 }
 
+/* Open directory path for reading, however long: a path past PATH_MAX
+ * (a deep cgroup tree's: the kernel sets no depth) is opened a piece of
+ * whole components, shorter than PATH_MAX, at a time, each relative to
+ * the last. Returns the descriptor or -errno. */
+static int open_dir_long(const char *path)
+{
+	const char *p = path;
+	int dfd = AT_FDCWD, fd;
+
+	while (strlen(p) >= PATH_MAX) {
+		const char *cut = p + PATH_MAX - 1;
+
+		while (cut > p && *cut != '/')
+			cut--;
+		fd = -ENAMETOOLONG; /* no component is that long (NAME_MAX) */
+		if (cut > p) {
+			char *piece = xstrndup(p, (size_t)(cut - p));
+
+			fd = openat(dfd, piece,
+				    O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0)
+				fd = -errno;
+			free(piece);
+		}
+		if (dfd != AT_FDCWD)
+			close(dfd);
+		if (fd < 0)
+			return fd;
+		dfd = fd;
+		p = cut + 1;
+	}
+	fd = openat(dfd, p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	if (dfd != AT_FDCWD)
+		close(dfd);
+	return fd;
+}
+
 /* Append the pids of dir's cgroup.procs; push its child cgroups' paths
  * onto *todo (*ntodo of *tcap). A descendant (not top) removed meanwhile
  * is skipped. */
 static int read_cgroup(const char *dir, bool top, int **pids, size_t *n,
 		       size_t *cap, char ***todo, size_t *ntodo, size_t *tcap)
 {
-	char *path = xasprintf("%s/cgroup.procs", dir), *buf = NULL;
-	ssize_t len = read_small_file(path, PROC_FILE_MAX, &buf);
+	int dfd = open_dir_long(dir), ret;
+	char *buf = NULL;
 	struct dirent *de;
-	int ret;
+	ssize_t len;
 	DIR *d;
 
-	free(path);
-	if (len < 0)
+	if (dfd < 0)
+		return dfd == -ENOENT && !top ? 0 : dfd;
+	len = read_small_file_at(dfd, "cgroup.procs", PROC_FILE_MAX, &buf);
+	if (len < 0) {
+		close(dfd);
 		return len == -ENOENT && !top ? 0 : (int)len;
+	}
 	ret = target_scan_parse_procs(buf, (size_t)len, pids, n, cap);
 	free(buf);
-	if (ret < 0)
+	d = ret < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		if (ret >= 0)
+			ret = -errno;
+		close(dfd);
 		return ret;
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT && !top ? 0 : -errno;
+	}
 	while ((de = readdir(d))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;

@@ -114,20 +114,21 @@ def workload_stopped(p, what="the workload"):
     return got
 
 
-def asleep_in(pid, where):
+def asleep_in(pid, *where):
     """Waits until pid sleeps in the kernel in a function whose name ends
-    in where (its wchan): a program Popen started is then past its
+    in one of where (its wchan): a program Popen started is then past its
     loader, its own image and libc mapped and touched. Popen returns at
     the exec, before the new program has run an instruction."""
     def asleep():
         with open(f"/proc/{pid}/wchan") as f:
             return f.read().endswith(where)
-    wait_until(asleep, f"pid {pid} to sleep in {where}")
+    wait_until(asleep, f"pid {pid} to sleep in {' or '.join(where)}")
 
 
 def reading_pipe(pid):
-    """asleep_in a read of a pipe (a `cat` of its stdin)."""
-    asleep_in(pid, "pipe_read")
+    """asleep_in a read of a pipe (a `cat` of its stdin): anon_pipe_read
+    since Linux 6.14, pipe_read before, pipe_wait up to 5.4."""
+    asleep_in(pid, "pipe_read", "pipe_wait")
 
 
 def in_nanosleep(pid):
