@@ -51,8 +51,8 @@ from .cgroup import (
 from .system import (
     hugetlb_pool_lock, socket_dir, free_port, BlackHole, swap_file,
     wait_served, FAN_CLOEXEC, FAN_CLASS_CONTENT, FAN_MARK_ADD,
-    FAN_OPEN_PERM, FAN_EVENT_ON_CHILD, FAN_ALLOW, AT_FDCWD, FAN_EVENT,
-    fanotify, fan_events, fan_allow, fan_serve, block_device_dir,
+    FAN_OPEN_PERM, FAN_ACCESS_PERM, FAN_EVENT_ON_CHILD, FAN_ALLOW,
+    AT_FDCWD, FAN_EVENT, fanotify, fan_events, fan_allow, fan_serve, block_device_dir,
     fincore_bytes)
 from . import core as _core
 
@@ -86,7 +86,7 @@ __all__ = [
     "memory_cgroup_root", "cgroup_kill", "memory_cgroups", "cat_in_cgroup",
     "start_in_cgroup", "hugetlb_pool_lock", "socket_dir", "free_port",
     "BlackHole", "swap_file", "wait_served", "FAN_CLOEXEC",
-    "FAN_CLASS_CONTENT", "FAN_MARK_ADD", "FAN_OPEN_PERM",
+    "FAN_CLASS_CONTENT", "FAN_MARK_ADD", "FAN_OPEN_PERM", "FAN_ACCESS_PERM",
     "FAN_EVENT_ON_CHILD", "FAN_ALLOW", "AT_FDCWD", "FAN_EVENT", "fanotify",
     "fan_events", "fan_allow", "fan_serve", "block_device_dir",
     "fincore_bytes"]

@@ -139,15 +139,17 @@ def wait_served(proc, url):
 # file until it answers, so that it can change the tree meanwhile
 FAN_CLOEXEC, FAN_CLASS_CONTENT = 0x1, 0x4
 FAN_MARK_ADD, FAN_OPEN_PERM, FAN_EVENT_ON_CHILD = 0x1, 0x10000, 0x8000000
+FAN_ACCESS_PERM = 0x20000
 FAN_ALLOW = 0x1
 AT_FDCWD = -100
 FAN_EVENT = struct.Struct("=IBBHQii")  # struct fanotify_event_metadata
 
 
-def fanotify(*paths):
+def fanotify(*paths, mask=FAN_OPEN_PERM | FAN_EVENT_ON_CHILD):
     """A fanotify descriptor holding every open of a file in the
-    directories paths until answered, or a skip where that is not
-    permitted or built."""
+    directories paths until answered (or what mask names: FAN_ACCESS_PERM
+    on a file, each read of it), or a skip where that is not permitted
+    or built."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint,
                                    ctypes.c_uint64, ctypes.c_int,
@@ -157,8 +159,7 @@ def fanotify(*paths):
         skip("fanotify permission events: %s" %
              os.strerror(ctypes.get_errno()))
     for path in paths:
-        if libc.fanotify_mark(fd, FAN_MARK_ADD,
-                              FAN_OPEN_PERM | FAN_EVENT_ON_CHILD,
+        if libc.fanotify_mark(fd, FAN_MARK_ADD, mask,
                               AT_FDCWD, path.encode()) < 0:
             skip("fanotify permission events: %s" %
                  os.strerror(ctypes.get_errno()))
