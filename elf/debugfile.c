@@ -66,23 +66,19 @@ static void reject(struct elfimg *img, const char *path, int err)
 	img->debug_rejected_err = err;
 }
 
-/* Why the debuglink CRC of the candidate open on fd is not to be read, or
- * NULL (see CRC_MAX_BYTES) with *size its size: the CRC is of those bytes
- * alone (its owner may grow it while it is read; a file that grew is not
- * the one the debuglink names anyway). */
-static const char *crc_refused(int fd, uint64_t *size)
+/* Why the debuglink CRC of candidate dbg is not to be read, or NULL (see
+ * CRC_MAX_BYTES). Its size is the one it had when opened (file_size): the
+ * CRC is of those bytes alone, as its owner may grow it while it is read
+ * (a file that grew is not the one the debuglink names anyway). */
+static const char *crc_refused(const struct elfimg *dbg)
 {
+	int fd = ((const struct elfimg_priv *)dbg->priv)->fd;
 	struct stat st;
 
-	*size = CRC_MAX_BYTES;
-	if (fstat(fd, &st) < 0)
-		return NULL; /* the read says why */
-	*size = (uint64_t)st.st_size;
-	if ((uint64_t)st.st_size > CRC_MAX_BYTES)
+	if (dbg->file_size > CRC_MAX_BYTES)
 		return "larger than 64 GiB: its CRC was not read";
-	if ((uint64_t)st.st_size > CRC_SPARSE_MIN &&
-	    (uint64_t)st.st_blocks * 512 <
-		(uint64_t)st.st_size / CRC_SPARSE_RATIO)
+	if (dbg->file_size > CRC_SPARSE_MIN && fstat(fd, &st) == 0 &&
+	    (uint64_t)st.st_blocks * 512 < dbg->file_size / CRC_SPARSE_RATIO)
 		return "mostly holes (a sparse file): its CRC was not read";
 	return NULL;
 }
@@ -108,9 +104,7 @@ static int try_candidate(struct elfimg *img, const char *path)
 		     !memcmp(dbg->build_id, img->build_id, img->build_id_len);
 	} else {
 		int fd = ((struct elfimg_priv *)dbg->priv)->fd;
-		uint64_t size = 0;
-		const char *why =
-		    img->debuglink ? crc_refused(fd, &size) : NULL;
+		const char *why = img->debuglink ? crc_refused(dbg) : NULL;
 		uint32_t crc;
 
 		if (why) {
@@ -120,7 +114,8 @@ static int try_candidate(struct elfimg *img, const char *path)
 			elfimg_close(dbg);
 			return 0;
 		}
-		ok = img->debuglink && !elf_file_crc32(fd, size, &crc) &&
+		ok = img->debuglink &&
+		     !elf_file_crc32(fd, dbg->file_size, &crc) &&
 		     crc == img->debuglink_crc;
 	}
 	if (!ok) {

@@ -518,10 +518,11 @@ static int open_dir_long(const char *path)
 }
 
 /* Append the pids of dir's cgroup.procs; push its child cgroups' paths
- * onto *todo (*ntodo of *tcap). A descendant (not top) removed meanwhile
- * is skipped. */
+ * onto *pending (*npending of *pcap). A descendant (not top) removed
+ * meanwhile is skipped. */
 static int read_cgroup(const char *dir, bool top, int **pids, size_t *n,
-		       size_t *cap, char ***todo, size_t *ntodo, size_t *tcap)
+		       size_t *cap, char ***pending, size_t *npending,
+		       size_t *pcap)
 {
 	int dfd = open_dir_long(dir), ret;
 	char *buf = NULL;
@@ -548,8 +549,8 @@ static int read_cgroup(const char *dir, bool top, int **pids, size_t *n,
 	while ((de = readdir(d))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		xgrow(todo, tcap, *ntodo + 1, sizeof(**todo));
-		(*todo)[(*ntodo)++] = xasprintf("%s/%s", dir, de->d_name);
+		xgrow(pending, pcap, *npending + 1, sizeof(**pending));
+		(*pending)[(*npending)++] = xasprintf("%s/%s", dir, de->d_name);
 	}
 	closedir(d);
 	return 0;
@@ -562,19 +563,20 @@ static int read_cgroup(const char *dir, bool top, int **pids, size_t *n,
  * closed before its children are read, no recursion. */
 static int walk_cgroup(const char *dir, int **pids, size_t *n, size_t *cap)
 {
-	char **todo = NULL;
-	size_t ntodo = 0, tcap = 0;
-	int ret = read_cgroup(dir, true, pids, n, cap, &todo, &ntodo, &tcap);
+	char **pending = NULL;
+	size_t npending = 0, pcap = 0;
+	int ret =
+	    read_cgroup(dir, true, pids, n, cap, &pending, &npending, &pcap);
 
-	while (ntodo) {
-		char *cur = todo[--ntodo];
+	while (npending) {
+		char *cur = pending[--npending];
 
 		if (!ret)
-			ret = read_cgroup(cur, false, pids, n, cap, &todo,
-					  &ntodo, &tcap);
+			ret = read_cgroup(cur, false, pids, n, cap, &pending,
+					  &npending, &pcap);
 		free(cur);
 	}
-	free(todo);
+	free(pending);
 	return ret;
 }
 

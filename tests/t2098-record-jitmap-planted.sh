@@ -109,27 +109,29 @@ ln -s "$T/secret" "$MAP"
 chown -h 1:1 "$MAP"
 planted otherlink "a symlink another user (daemon) planted" ""
 
+# own NAME WHAT SYMBOL SAID: the target's own map (written by the caller)
+# is read: memsz ends, SYMBOL is recorded and stderr says SAID.
+own() {
+	record "$1"
+	check "$2: exit 0 ($rc)" test "$rc" = 0
+	check "$2: its symbol is recorded" \
+		sh -c "'$MEMSZ' dump -v -i '$T/$1.data' | grep -q '$3'"
+	check "$2: said ($(cat "$T/$1.err"))" \
+		grep -q "perf map '$MAP' $4" "$T/$1.err"
+	rm -f "$MAP"
+	kill -9 $P
+	wait $P 2>/dev/null
+}
+
 # The target's own map is read; its malformed line is skipped, and said.
 start_target
 $NOBODY sh -c "printf '2000 10 JS:own_symbol\nnot a symbol\n' >$MAP"
-record own
-check "the target's own map: exit 0 ($rc)" test "$rc" = 0
-check "the target's own map is recorded" \
-	sh -c "'$MEMSZ' dump -v -i '$T/own.data' | grep -q 'own_symbol'"
-check "its malformed line is said ($(cat "$T/own.err"))" \
-	grep -q "perf map '$MAP' has lines that are not START SIZE NAME, skipped (1 in the first read that met any)" "$T/own.err"
-rm -f "$MAP"
-kill -9 $P
-wait $P 2>/dev/null
+own own "the target's own map, a malformed line" own_symbol \
+	"has lines that are not START SIZE NAME, skipped (1 in the first read that met any)"
 
 # A map past 256 MiB (sparse here) is read up to there, and that is said.
 start_target
 $NOBODY sh -c "printf '2000 10 JS:first_symbol\n' >$MAP && truncate -s 300M $MAP"
-record big
-check "a map of 300 MiB: exit 0 ($rc)" test "$rc" = 0
-check "a map of 300 MiB: its first symbol is recorded" \
-	sh -c "'$MEMSZ' dump -v -i '$T/big.data' | grep -q 'first_symbol'"
-check "a map of 300 MiB: the cut is said ($(cat "$T/big.err"))" \
-	grep -q "perf map '$MAP' is read up to 256 MiB: the symbols past that are not recorded" "$T/big.err"
-rm -f "$MAP"
+own big "a map of 300 MiB, cut" first_symbol \
+	"is read up to 256 MiB: the symbols past that are not recorded"
 finish
