@@ -62,7 +62,8 @@ def main():
                                [MEMSZ, "record", "--faults", "-o", data,
                                 "--", NODE, "--perf-basic-prof",
                                 "--allow-natives-syntax", js],
-                               stdout=subprocess.PIPE,
+                               # V8 writes its isolate-*-v8.log here
+                               cwd=tmp, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
         line = rec.stdout.readline().split()
         if len(line) != 3 or line[0] != "ready":
