@@ -113,7 +113,8 @@ const struct opts_cmd size_cmd = {
 	"       memsz size --list-keys\n",
     .about = "Attribute every byte of each ELF FILE (a static archive: of\n"
 	     "each member), on disk (FILE SIZE) and as mapped (VM SIZE), to\n"
-	     "the labels of the chosen keys.\n",
+	     "the labels of the chosen keys. A file given twice, or under\n"
+	     "two names (a link), is read once.\n",
     .opts = size_opts,
     .col = VIEW_HELP_COL,
     .footer = VIEW_HELP_DEBUGINFOD,
@@ -196,6 +197,26 @@ static int size_parse(int argc, char **argv, struct view *v, int *files,
 	return view_check(v);
 }
 
+/* Whether argv[i] names the same file (device and inode) as one of
+ * argv[first, i): FILE SIZE is the file's size, so a file given twice, or
+ * under two names (a symbolic or hard link), is read once; *dup is then
+ * the earlier argument. A path that cannot be stat()ed is left to the
+ * reader, which says why it cannot be read. */
+static bool given_before(char **argv, int first, int i, int *dup)
+{
+	struct stat a, b;
+
+	if (stat(argv[i], &a) < 0)
+		return false;
+	for (int j = first; j < i; j++)
+		if (stat(argv[j], &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino) {
+			*dup = j;
+			return true;
+		}
+	return false;
+}
+
 int cmd_size(int argc, char **argv)
 {
 	struct view v = {
@@ -239,8 +260,17 @@ int cmd_size(int argc, char **argv)
 					    .ndebug_files = c.n,
 					    .disasm = v.disasm,
 					    .demangle = c.demangle};
-		int err = ondisk_add_file(t, lb, argv[i], v.keys, v.nkeys,
-					  &maps, &v.filter, &notes);
+		int err, dup;
+
+		if (given_before(argv, first, i, &dup)) {
+			strlist_addf(&notes,
+				     "'%s' is the same file as '%s': counted "
+				     "once",
+				     argv[i], argv[dup]);
+			continue;
+		}
+		err = ondisk_add_file(t, lb, argv[i], v.keys, v.nkeys, &maps,
+				      &v.filter, &notes);
 
 		if (err < 0) {
 			char *msg =

@@ -240,6 +240,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1310-size-arm-exidx.py \
 	tests/t1311-size-ppc64-code.py \
 	tests/t1312-size-debuglink-grows.py \
+	tests/t1317-size-same-file.py \
 	tests/t1313-size-arm-descriptors.py \
 	tests/t1400-size-archive.py \
 	tests/t1401-size-sort-both.py \
