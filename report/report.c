@@ -733,7 +733,8 @@ static void keys_setup(struct report_ctx *c, const struct report_opts *o)
 		const struct keydef *kd = &keydefs[o->keys[i]];
 
 		c->src_of_key[i] = -1;
-		c->by_range |= kd->flags & KEYF_BY_RANGE;
+		if ((kd->flags & KEYF_BY_RANGE) && !c->by_range)
+			c->by_range = i + 1;
 		if (kd->label)
 			continue;
 		c->src_of_key[i] = (int)c->nsrcs;
