@@ -130,7 +130,7 @@ const struct opts_cmd report_cmd = {
 	" [--snapshot first|last|peak|N |\n"
 	"                    --timeline[=COL[,COL...]]]"
 	" [--width N] [-v] [--no-disasm]\n"
-	"                    [--demangle full|short|none]\n"
+	"                    [--debug-root DIR] [--demangle full|short|none]\n"
 	"                    [--format table|csv|tsv|json|folded|pprof|html]\n"
 	"       memsz report --list-keys\n",
     .about = "Attribute the resident memory recorded by 'memsz record'\n"

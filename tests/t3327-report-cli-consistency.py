@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""t3327: what `memsz report` shows is what it was asked, or it says why.
+"""t3327: what `memsz report` shows is what it was asked, or it says why;
+its --help says every option.
 
 PROCS is shown only when a report covers more than one process
 (memsz-report(1)). Asked for with other fields on a recording of one
@@ -13,6 +14,10 @@ each recording is the pids of its SNAP_BEGIN records (`memsz dump`):
    exits non-zero with one line on stderr;
  - two processes: `-F rss,procs` has the PROCS column, 1 in each
    process's row and 2 in the TOTAL, and no such note.
+The usage lines of `report --help` and `diff --help` left out
+--debug-root, which their option lists and man pages have: every long
+option of the man page's SYNOPSIS, and every option of the --help
+option list (its long or its short form), is in the usage lines.
 """
 import json
 import os
@@ -74,7 +79,36 @@ def procs_checks(tmp, cats):
           "two processes: no note about PROCS")
 
 
+def man_synopsis_options(cmd):
+    """The long options of the SYNOPSIS of man/memsz-CMD.1."""
+    with open(os.path.join(lib.SRCDIR, "man", f"memsz-{cmd}.1")) as f:
+        man = f.read()
+    syn = man[man.index(".SH SYNOPSIS"):man.index(".SH DESCRIPTION")]
+    syn = re.sub(r"\\f[BIRP]", "", syn).replace("\\-", "-")
+    return set(re.findall(r"--([a-z][a-z-]*)", syn))
+
+
+def usage_checks(cmd):
+    text = run(cmd, "--help").stdout
+    usage = text[:text.index("\n\n")]
+    in_usage = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", usage))
+    missing = {o for o in man_synopsis_options(cmd)
+               if "--" + o not in in_usage}
+    check(not missing, f"{cmd} --help: the usage lines have every long "
+          f"option of the man page's SYNOPSIS (missing: {missing})")
+    listed = re.findall(r"^    (?:(-\w), )?(--[a-z][a-z-]*)", text, re.M)
+    missing = {lng for short, lng in listed
+               if lng not in in_usage and short not in in_usage and
+               lng not in ("--help", "--disasm")}
+    check(listed and not missing,
+          f"{cmd} --help: the usage lines have every option of the "
+          f"option list, long or short ({len(listed)} listed; missing: "
+          f"{missing})")
+
+
 def main():
+    for cmd in ("report", "diff"):
+        usage_checks(cmd)
     cats = [subprocess.Popen(["cat"], stdin=subprocess.PIPE)
             for _ in range(2)]
     try:
