@@ -30,7 +30,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
-WAIT = "import sys; print('ready', flush=True); sys.stdin.readline()"
+# maps 64 KiB at 0x200000 (a hint: where it is free), an address of
+# fewer than 8 hex digits, says ready and waits on stdin
+WAIT = """
+import ctypes, sys
+libc = ctypes.CDLL(None)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_int, ctypes.c_long]
+a = libc.mmap(0x200000, 65536, 3, 0x22, -1, 0)  # rw-p, private anon
+ctypes.memset(a, 1, 65536)
+print('ready', hex(a), flush=True)
+sys.stdin.readline()
+"""
 
 
 def report(data, by, *extra):
@@ -42,19 +54,28 @@ def report(data, by, *extra):
     return json.loads(out)
 
 
-def file_maps(pid):
-    """[(start, end, offset, path)] of the regular files pid maps."""
+def read_maps(pid):
+    """[(range, perms, offset, path)] of the lines of /proc/PID/maps: the
+    range as the kernel prints it ("00400000-00b6f000"), path "" for an
+    unnamed mapping."""
     got = []
     with open(f"/proc/{pid}/maps") as f:
         for line in f:
-            w = line.split(maxsplit=5)
-            if len(w) < 6 or not w[5].startswith("/"):
-                continue
-            path = w[5].rstrip("\n")
-            if path.endswith(" (deleted)") or not os.path.isfile(path):
-                continue
-            lo, hi = (int(x, 16) for x in w[0].split("-"))
-            got.append((lo, hi, int(w[2], 16), path))
+            w = line.rstrip("\n").split(maxsplit=5)
+            got.append((w[0], w[1], int(w[2], 16), w[5] if len(w) > 5
+                        else ""))
+    return got
+
+
+def file_maps(maps):
+    """[(start, end, offset, path, range)] of the regular files of maps."""
+    got = []
+    for rng, _, off, path in maps:
+        if not path.startswith("/") or path.endswith(" (deleted)") or \
+                not os.path.isfile(path):
+            continue
+        lo, hi = (int(x, 16) for x in rng.split("-"))
+        got.append((lo, hi, off, path, rng))
     return got
 
 
@@ -71,10 +92,14 @@ def main():
     with tempfile.TemporaryDirectory(prefix="memsz-t3325-") as tmp:
         data = os.path.join(tmp, "py.data")
         try:
+            low = {}
             for p in procs:
-                check(p.stdout.readline().split() == ["ready"],
-                      f"python3 {p.pid} is ready")
-            maps = {p.pid: file_maps(p.pid) for p in procs}
+                w = p.stdout.readline().split()
+                check(len(w) == 2 and w[0] == "ready",
+                      f"python3 {p.pid} is ready ({w})")
+                low[p.pid] = int(w[1], 16) if len(w) == 2 else 0
+            whole = {p.pid: read_maps(p.pid) for p in procs}
+            maps = {pid: file_maps(m) for pid, m in whole.items()}
             subprocess.run([MEMSZ, "record", "-p",
                             ",".join(str(p.pid) for p in procs),
                             "--duration", "0", "-o", data],
@@ -86,10 +111,11 @@ def main():
         size = {m[3]: os.stat(m[3]).st_size
                 for ms in maps.values() for m in ms}
         # what each mapping maps of its file: its length, clipped at the
-        # end of the file
-        ranges = {f"{lo:x}-{hi:x}": min(hi - lo, max(0, size[p] - off))
-                  for ms in maps.values() for lo, hi, off, p in ms}
+        # end of the file; by the range /proc/PID/maps prints
+        ranges = {rng: min(hi - lo, max(0, size[p] - off))
+                  for ms in maps.values() for lo, hi, off, p, rng in ms}
         checks(data, size, ranges)
+        label_checks(data, whole, low)
 
 
 def checks(data, size, ranges):
@@ -133,6 +159,30 @@ def checks(data, size, ranges):
         check(got and got[0] <= doc["total"][col],
               f"--by mappings -n 3: [N others] {col} {got} <= the "
               f"TOTAL's {doc['total'][col]}")
+
+
+def label_checks(data, whole, low):
+    """The mapping labels of each process against its /proc/PID/maps."""
+    doc = report(data, "pids,mappings", "--sort", "addr")
+    for pr in doc["rows"]:
+        pid = int(pr["name"].split()[0])
+        if pid not in whole:
+            continue
+        labels = [r["name"] for r in pr.get("rows", [])]
+        maps = {f"{rng} {perms}" for rng, perms, _, _ in whole[pid]}
+        odd = [x for x in labels if " ".join(x.split()[:2]) not in maps]
+        check(labels and not odd,
+              f"pid {pid}: every mapping label starts \"start-end perms\" "
+              f"as /proc/PID/maps prints it (not there: {odd[:3]})")
+        want = "%08x-%08x rw-p" % (low[pid], low[pid] + 65536)
+        check(any(x.startswith(want + " ") for x in labels),
+              f"pid {pid}: the mapping at {low[pid]:#x} is "
+              f"\"{want} ...\" (got "
+              f"{[x for x in labels if x.startswith(('0', '2'))][:2]})")
+        starts = [int(x.split("-")[0], 16) for x in labels]
+        check(starts == sorted(starts) and starts[0] <= low[pid],
+              f"pid {pid}: --sort addr puts its {len(labels)} mappings "
+              "in address order")
 
 
 if __name__ == "__main__":
