@@ -84,7 +84,8 @@ const struct opts_cmd diff_cmd = {
 		" [--snapshot WHICH [--snapshot WHICH]]\n"
 		"                  [--width N] [-v] [--no-disasm]"
 		" [--demangle full|short|none]\n"
-		"                  [--format table|csv|tsv|json] OLD NEW\n"
+		"                  [--debug-root DIR]"
+		" [--format table|csv|tsv|json] OLD NEW\n"
 		"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
 		" [...]\n"
 		"       memsz diff --list-keys\n",

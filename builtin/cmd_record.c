@@ -127,7 +127,9 @@ static const struct opt record_opts[] = {
      NULL},
     {'c', "count", OPT_ARG, "N", 'c',
      "sample every N-th event (default 1, at most\n"
-     "2^63-1, as the kernel takes)",
+     "2^63-1, as the kernel takes); a report by\n"
+     "callers or faultsite puts the pages of the\n"
+     "faults not sampled under [no fault seen]",
      NULL},
     {0, "call-graph", OPT_ARG, "MODE", 'g',
      "dwarf: copy registers and user stack for unwinding\n"

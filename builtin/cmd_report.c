@@ -43,7 +43,9 @@ static const struct opt report_opts[] = {
 		    "but thp, locked and (outside -G)\n"
 		    "charge (procs when the\n"
 		    "report covers more than one\n"
-		    "process), folded the first; the\n"
+		    "process and not in pprof or html:\n"
+		    "asked for, a note says why not),\n"
+		    "folded the first; the\n"
 		    "table adds the --sort column after\n"
 		    "them if they leave it out"),
     VIEW_ROW_SORT("file, vm, rss (default, or the first\n"
@@ -128,7 +130,7 @@ const struct opts_cmd report_cmd = {
 	" [--snapshot first|last|peak|N |\n"
 	"                    --timeline[=COL[,COL...]]]"
 	" [--width N] [-v] [--no-disasm]\n"
-	"                    [--demangle full|short|none]\n"
+	"                    [--debug-root DIR] [--demangle full|short|none]\n"
 	"                    [--format table|csv|tsv|json|folded|pprof|html]\n"
 	"       memsz report --list-keys\n",
     .about = "Attribute the resident memory recorded by 'memsz record'\n"
@@ -282,6 +284,26 @@ static void unknown_notes(const struct view *v, struct report_result *res)
 					      coldefs[c].header));
 }
 
+/* Take PROCS out of *avail (one process, or a format of sums); if
+ * --fields or --sort asked for it, a note says why it is not shown. */
+static void procs_left_out(const struct view *v, struct report_result *res,
+			   unsigned *avail)
+{
+	bool asked = v->sort == COL_PROCS;
+
+	*avail &= ~(1u << COL_PROCS);
+	for (size_t i = 0; i < v->nfields; i++)
+		asked |= v->fields[i] == COL_PROCS;
+	if (!asked)
+		return;
+	strlist_add(&res->notes,
+		    xstrdup(res->nprocs < 2
+				? "PROCS left out: the report covers one "
+				  "process"
+				: "PROCS left out: a count, not a sum, it is "
+				  "in no pprof or html output"));
+}
+
 /* Sort, fold and write the rows of res (a report of input) as v asks,
  * with the columns it has. Returns the exit status. */
 static int report_print(struct view *v, const char *input,
@@ -313,7 +335,7 @@ static int report_print(struct view *v, const char *input,
 	/* PROCS only where several processes share rows; pprof samples
 	 * and the page's treemap areas are sums, which it is not */
 	if (res->nprocs < 2 || (out_format_get(v->fmt)->flags & OUTF_SUMS))
-		avail &= ~(1u << COL_PROCS);
+		procs_left_out(v, res, &avail);
 	view_finish(v, res->t, v->sort);
 	ncols =
 	    view_columns(v, avail, table_dflt, ARRAY_SIZE(table_dflt), cols);

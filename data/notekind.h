@@ -48,6 +48,7 @@ enum md_note_kind {
 	MD_NOTE_SHMEM_SWAP,	   /* shmem pages swapped out cannot be
 				      counted (no cachestat, map_files
 				      refused) */
+	MD_NOTE_SAMPLED,	   /* events sampled 1 in N (--count N > 1) */
 	MD_NOTE__COUNT
 };
 

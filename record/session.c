@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -159,10 +160,13 @@ static int exit_code(int status)
 	return 1;
 }
 
-/* NOTE "event N: NAME" for each sampling event, in -e order. */
+/* NOTE "event N: NAME" for each sampling event, in -e order; and, when
+ * they are sampled 1 in N (--count, the same for every event), a NOTE
+ * saying N: the faults not sampled leave pages no fault explains. */
 static void note_events(struct session *r, const char *list)
 {
 	char *copy = xstrdup(list), *save = NULL, *name;
+	uint64_t period = r->o.nsamples ? r->o.samples[0].sample_period : 1;
 	unsigned n = 0;
 
 	for (name = strtok_r(copy, ",", &save); name;
@@ -173,6 +177,14 @@ static void note_events(struct session *r, const char *list)
 		free(msg);
 	}
 	free(copy);
+	if (period > 1) {
+		char *msg = xasprintf("events sampled 1 in %" PRIu64
+				      " (--count %" PRIu64 ")",
+				      period, period);
+
+		rec_note_v(r, MD_NOTE_SAMPLED, msg);
+		free(msg);
+	}
 }
 
 /* Say when sampling is less than asked: user-mode faults only, or sample

@@ -114,7 +114,7 @@ static struct rowcache *rowcache_find(struct report_ctx *c)
 	uint32_t i;
 
 	if (!pc->tmpl || c->cap.on || c->jit_label != LABEL_NONE ||
-	    c->payer_label != LABEL_NONE || !nk)
+	    c->payer_label != LABEL_NONE || c->share_to || !nk)
 		return NULL;
 	memset(&k, 0, sizeof(k)); /* hashed and compared as bytes */
 	k.tmpl = pc->tmpl;
@@ -340,6 +340,8 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 		return 0;
 	if (c->cap.on)
 		capture_piece(&c->cap, path, vals);
+	else if (c->share_to)
+		rowtree_add_upto(c->t, path, vals, c->share_from, c->share_to);
 	else
 		rowtree_add_from(c->t, path, vals, c->share_cols,
 				 c->share_from);
@@ -480,6 +482,8 @@ static void capture_group(struct capture *cap, const struct share_key *w,
 		memcpy(&g->key, w, sizeof(*w));
 	g->cols = w ? cols : 0;
 	g->file = file;
+	g->lo = 0;
+	g->hi = SIZE_MAX;
 	g->start = cap->n;
 }
 
@@ -525,12 +529,20 @@ static void capture_replay(struct report_ctx *c, const struct snapinfo *s,
 			size_t from =
 			    gr->cols ? share_level(c, &gr->key, pt) : 0;
 
-			if (gr->file && from > c->o->nkeys)
+			from = MAX(from, gr->lo);
+			if (gr->file && (from > c->o->nkeys || from >= gr->hi))
 				continue;
-			for (size_t i = gr->start; i < end; i++)
-				rowtree_add_from(t, cap->pieces[i].path,
-						 cap->pieces[i].vals, gr->cols,
-						 from);
+			for (size_t i = gr->start; i < end; i++) {
+				const struct capture_piece *pc =
+				    &cap->pieces[i];
+
+				if (gr->hi != SIZE_MAX)
+					rowtree_add_upto(t, pc->path, pc->vals,
+							 from, gr->hi);
+				else
+					rowtree_add_from(t, pc->path, pc->vals,
+							 gr->cols, from);
+			}
 		}
 	}
 }
@@ -729,23 +741,14 @@ static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 	return ret;
 }
 
-/* Charge the FILE SIZE of the file behind part p of mapping m: with the
- * mappings key the file range it maps, else the whole file once per row. */
-static int charge_file(struct report_ctx *c, const struct attrib_part *p,
-		       const struct attrib_map *m)
+/* Charge the bytes [off, end) of the file behind part p as FILE SIZE to
+ * the rows of levels lo..hi-1 (0, SIZE_MAX: all), once in each row. */
+static int charge_file_range(struct report_ctx *c, const struct attrib_part *p,
+			     uint64_t off, uint64_t end, size_t lo, size_t hi)
 {
-	uint64_t off = 0, end = UINT64_MAX;
 	struct share_key w;
 	int ret;
 
-	if (!attrib_file_size(p))
-		return 0;
-	if (c->by_range) {
-		if (p->cls == ACLS_BSS)
-			return 0;
-		off = m->pgoff + (p->start - m->start);
-		end = off + (p->end - p->start);
-	}
 	share_walk(c, attrib_image_id(p), off, end, 0, &w);
 	if (c->cap.on) {
 		/* walked once per snapshot: again, it would be news in
@@ -753,17 +756,46 @@ static int charge_file(struct report_ctx *c, const struct attrib_part *p,
 		if (!share_insert(&c->cap.seen, &w))
 			return 0;
 		capture_group(&c->cap, &w, 1u << COL_FILE, true);
+		c->cap.groups[c->cap.ngroups - 1].lo = lo;
+		c->cap.groups[c->cap.ngroups - 1].hi = hi;
 	} else {
-		c->share_from = share_level(c, &w, c->point);
-		if (c->share_from > c->o->nkeys)
+		size_t from = share_level(c, &w, c->point); /* once: it
+							       inserts */
+
+		c->share_from = MAX(from, lo);
+		if (c->share_from > c->o->nkeys || c->share_from >= hi)
 			return 0;
 		c->share_cols = 1u << COL_FILE;
+		c->share_to = hi == SIZE_MAX ? 0 : hi;
 	}
 	walk_begin(c);
 	ret = attrib_file(c->a, p, off, end, c->srcs, c->nsrcs, add_piece, c);
 	c->share_cols = 0;
 	c->share_from = 0;
+	c->share_to = 0;
 	return ret;
+}
+
+/* Charge the FILE SIZE of the file behind part p of mapping m: the whole
+ * file once per row; with the mappings key, its rows and the rows below
+ * them get the file range the mapping maps instead (the rows above it and
+ * the TOTAL are as without it). */
+static int charge_file(struct report_ctx *c, const struct attrib_part *p,
+		       const struct attrib_map *m)
+{
+	uint64_t off;
+	int ret;
+
+	if (!attrib_file_size(p))
+		return 0;
+	if (!c->by_range)
+		return charge_file_range(c, p, 0, UINT64_MAX, 0, SIZE_MAX);
+	ret = charge_file_range(c, p, 0, UINT64_MAX, 0, c->by_range);
+	if (ret < 0 || p->cls == ACLS_BSS) /* a .bss tail maps no file */
+		return ret;
+	off = m->pgoff + (p->start - m->start);
+	return charge_file_range(c, p, off, off + (p->end - p->start),
+				 c->by_range, SIZE_MAX);
 }
 
 static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,

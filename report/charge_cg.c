@@ -31,13 +31,20 @@ void charge_cg_setup(struct report_ctx *c)
 void charge_cg_tree(struct report_ctx *c, struct rowtree *t, uint32_t point,
 		    uint64_t time)
 {
-	uint64_t o = 0;
+	uint64_t o = 0, tag = t->tag;
 	char *note = NULL;
+	int ret;
 
 	if (!cgcharge_accounts(c->cg) || !filter_empty(c->o->filter))
 		return;
-	if (cgcharge_kernel_rows(c->cg, t, c->o->nkeys, point, time, &o,
-				 &note) < 0)
+	/* no process holds kernel memory, page cache no process maps or
+	 * [free]: the rows of them count no process in PROCS, and the tag
+	 * of the last snapshot charged must not reach them */
+	rowtree_set_tag(t, 0);
+	ret =
+	    cgcharge_kernel_rows(c->cg, t, c->o->nkeys, point, time, &o, &note);
+	rowtree_set_tag(t, tag);
+	if (ret < 0)
 		c->cg_missing = true;
 	c->cg_over = MAX(c->cg_over, o);
 	if (note && !c->cg_walk)

@@ -76,8 +76,9 @@ static uint32_t label_member(const struct key_at *at)
 	return at->member_label;
 }
 
-/* mappings: "start-end perms name", as /proc/PID/maps has them, at
- * position start (--sort addr: in address order, as pmap lists them). */
+/* mappings: "start-end perms name", as /proc/PID/maps has them (the
+ * kernel's %08lx: at least 8 hex digits), at position start (--sort addr:
+ * in address order, as pmap lists them). */
 static uint32_t label_mapping(const struct key_at *at)
 {
 	const struct attrib_map *m = at->map;
@@ -85,7 +86,7 @@ static uint32_t label_mapping(const struct key_at *at)
 	uint32_t id;
 
 	s = xasprintf(
-	    "%" PRIx64 "-%" PRIx64 " %c%c%c%c %s", m->start, m->end,
+	    "%08" PRIx64 "-%08" PRIx64 " %c%c%c%c %s", m->start, m->end,
 	    m->prot & PROT_READ ? 'r' : '-', m->prot & PROT_WRITE ? 'w' : '-',
 	    m->prot & PROT_EXEC ? 'x' : '-', m->flags & MAP_SHARED ? 's' : 'p',
 	    m->name && m->name[0] ? m->name : "[anon]");
@@ -138,8 +139,9 @@ const struct keydef keydefs[KEY__COUNT] = {
 		       "index '[AR Symbol Table]'; any other file whole"},
     [KEY_MAPPINGS] = {"mappings", label_mapping, KEYMAP_NONE, -1, PROC,
 		      KEYF_BY_RANGE, 0, KEY_IN_REPORT,
-		      "each mapping: address range, permissions, "
-		      "name (--sort addr: by address, as pmap -x)"},
+		      "each mapping: address range (as /proc/PID/maps "
+		      "prints it), permissions, name (--sort addr: by "
+		      "address, as pmap -x)"},
     [KEY_SEGMENTS] = {"segments", NULL, KEYMAP_ELF, ELFSRC_SEGMENTS, 0, 0, 0,
 		      BOTH, "PT_LOAD segments ('LOAD #n [RX]')"},
     [KEY_SECTIONS] = {"sections", NULL, KEYMAP_ELF, ELFSRC_SECTIONS, 0, 0, 0,

@@ -91,13 +91,15 @@ static void note(struct report_ctx *c, char *line)
 
 /* How a report shows each kind of note `memsz record` writes (a row per
  * kind the footer treats apart; every other kind is shown as it is): the
- * footer's note kind, whether it matters only to fault keys, and whether
+ * footer's note kind, whether it matters only to fault keys, whether
  * the report says it from records of its own (the LOST records' count:
- * the note beside it said the same number twice, in other words). */
+ * the note beside it said the same number twice, in other words), and
+ * what the report adds to the text (NULL: nothing). */
 static const struct {
 	enum note_kind kind;
 	bool faults_only;
 	bool own_count;
+	const char *more;
 } recorded_kinds[MD_NOTE__COUNT] = {
     [MD_NOTE_NO_PFN] = {NOTE_NO_PSS, false, false},
     [MD_NOTE_UNREADABLE_PAGES] = {NOTE_UNREADABLE, false, false},
@@ -108,6 +110,11 @@ static const struct {
     [MD_NOTE_PAGES_CHANGED] = {NOTE_PAGES_CHANGED, false, false},
     [MD_NOTE_MAPS_CHANGED] = {NOTE_MAPS_CHANGED, false, false},
     [MD_NOTE_LOST] = {NOTE_OTHER, false, true},
+    /* [no fault seen] is defined as pages resident before recording
+     * began or not resident: say what else it holds */
+    [MD_NOTE_SAMPLED] = {NOTE_SAMPLING, true, false,
+			 ": the pages of the faults not sampled are under "
+			 "[no fault seen]"},
 };
 
 /* A note written by `memsz record`, grouped by its recorded kind (a kind
@@ -115,13 +122,16 @@ static const struct {
 static void recorded_note(struct report_ctx *c, const struct md_note *n)
 {
 	uint32_t k = n->kind < MD_NOTE__COUNT ? n->kind : MD_NOTE_OTHER;
+	const char *more;
 
 	/* (the LOST records come before the note: it is written last) */
 	if ((recorded_kinds[k].faults_only && !c->want_faults) ||
 	    (recorded_kinds[k].own_count && c->lost))
 		return;
+	more = recorded_kinds[k].more;
 	strlist_add_note(&c->res->notes, recorded_kinds[k].kind,
-			 n->subject[0] ? n->subject : NULL, xstrdup(n->text));
+			 n->subject[0] ? n->subject : NULL,
+			 xasprintf("%s%s", n->text, more ? more : ""));
 }
 
 /* --- pass 1: images, comms, lost counts, notes, snapshot summaries --- */
@@ -733,7 +743,8 @@ static void keys_setup(struct report_ctx *c, const struct report_opts *o)
 		const struct keydef *kd = &keydefs[o->keys[i]];
 
 		c->src_of_key[i] = -1;
-		c->by_range |= kd->flags & KEYF_BY_RANGE;
+		if ((kd->flags & KEYF_BY_RANGE) && !c->by_range)
+			c->by_range = i + 1;
 		if (kd->label)
 			continue;
 		c->src_of_key[i] = (int)c->nsrcs;

@@ -85,6 +85,8 @@ struct capture_group {
 	unsigned cols; /* shared columns; 0: a plain add */
 	bool file;     /* a FILE SIZE walk: no piece at all where
 			  it is news at no level */
+	size_t lo, hi; /* the levels it may reach: lo..hi-1 (0, SIZE_MAX:
+			  all; see charge_file()) */
 	size_t start;  /* its first piece */
 };
 
@@ -199,12 +201,16 @@ struct report_ctx {
 	struct pidinfo *cur_pid;
 	struct key_at at; /* what the label hooks see: the process,
 			     mapping and part being charged */
-	bool by_range;	  /* a key charges FILE SIZE by mapped range */
+	size_t by_range;  /* the level (d: the rows of key d-1) of the first
+			     key that charges FILE SIZE by mapped range; 0:
+			     none */
 	struct share_set shared;
 	struct share_set copies; /* VM walks of the snapshot charged (their
 				    share_key, labels 0, with copy) */
 	bool shared_once;	 /* a file counted once for several rows */
 	size_t share_from;	 /* add_piece: rowtree_add_from() level */
+	size_t share_to;	 /* and the level no piece reaches (0: none;
+				    rowtree_add_upto()) */
 	unsigned share_cols;	 /* and columns (0: plain rowtree_add) */
 	uint32_t cur_subject[2]; /* labels of the part being charged */
 	uint8_t *shown;		 /* per label: a kept row came from it */

@@ -171,9 +171,7 @@ static void prune_row(const struct prune *p, struct row *dst,
 		others->folded++;
 	}
 	if (others) {
-		/* processes are not additive: at most the parent's */
-		others->vals[COL_PROCS] =
-		    MIN(others->vals[COL_PROCS], src->vals[COL_PROCS]);
+		rows_cap_others(others->vals, src->vals);
 		snprintf(name, sizeof(name), "[%" PRIu64 " others]",
 			 others->folded);
 		others->label = labels_intern(p->t->lb, name);

@@ -187,6 +187,20 @@ void rowtree_add_from(struct rowtree *t, const uint32_t *path,
 	}
 }
 
+void rowtree_add_upto(struct rowtree *t, const uint32_t *path,
+		      const uint64_t *vals, size_t from, size_t to)
+{
+	struct row *r = &t->total;
+
+	rows_leaves_make_rows(t);
+	for (size_t d = 0; d < to && d <= t->depth; d++) {
+		if (d)
+			r = rowtree_child(r, path[d - 1]);
+		if (d >= from)
+			row_add(r, vals, vals[COL_VM], t->tag);
+	}
+}
+
 void rowtree_path_index(struct rowtree *t, const uint32_t *path, uint32_t *ix)
 {
 	struct row *r = &t->total, *c;
@@ -372,6 +386,14 @@ static bool prune(struct rowtree *t, struct row *r)
 	return !k && row_same(t, r);
 }
 
+void rows_cap_others(uint64_t *vals, const uint64_t *parent)
+{
+	static const enum col_id cols[] = {COL_PROCS, COL_FILE, COL_VM};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cols); i++)
+		vals[cols[i]] = MIN(vals[cols[i]], parent[cols[i]]);
+}
+
 /* One "[N others]" row summing r's children from limit on (which it
  * frees), in place of the first of them. */
 static void fold(struct rowtree *t, struct row *r, size_t limit)
@@ -391,12 +413,8 @@ static void fold(struct rowtree *t, struct row *r, size_t limit)
 		others.vm_sum += ch->vm_sum;
 		row_free_children(ch);
 	}
-	/* processes are not additive: at most those of the parent */
-	for (size_t s = 0; s < t->nsets; s++) {
-		uint64_t *o = (uint64_t *)row_set(&others, s);
-
-		o[COL_PROCS] = MIN(o[COL_PROCS], row_set(r, s)[COL_PROCS]);
-	}
+	for (size_t s = 0; s < t->nsets; s++)
+		rows_cap_others((uint64_t *)row_set(&others, s), row_set(r, s));
 	snprintf(name, sizeof(name), "[%" PRIu64 " others]", others.folded);
 	others.label = labels_intern(t->lb, name);
 	r->children[limit] = others;

@@ -183,8 +183,15 @@ void rowtree_add(struct rowtree *t, const uint32_t *path, const uint64_t *vals);
  * (one non-zero tag per process) once in COL_PROCS: the pieces of one
  * process must be added one after another. 0 stops counting. An "[N
  * others]" row gets the sum of its rows' counts, capped at its parent's
- * (an upper bound: one process may be in several of its rows). */
+ * (rows_cap_others()). */
 void rowtree_set_tag(struct rowtree *t, uint64_t tag);
+
+/* Cap the columns of an "[N others]" row (vals, the sums of its rows) that
+ * are not additive at those of its parent: PROCS (a process may be in
+ * several of its rows), FILE SIZE and VM SIZE (a file several rows map
+ * counts once in the parent). An upper bound, as the rows it folds may
+ * overlap. */
+void rows_cap_others(uint64_t *vals, const uint64_t *parent);
 
 /* rowtree_add() for a piece of something several paths share (a file
  * mapped by several processes): the columns in shared (bit per col_id)
@@ -193,6 +200,14 @@ void rowtree_set_tag(struct rowtree *t, uint64_t tag);
  * process tag is counted as rowtree_add() counts it. */
 void rowtree_add_from(struct rowtree *t, const uint32_t *path,
 		      const uint64_t *vals, unsigned shared, size_t from);
+
+/* Add vals to the rows at depth from..to-1 of path only (0: the total, d:
+ * the row of key d-1), counting the process tag there: the rows deeper
+ * are neither added to nor made. For what the rows above a key count in
+ * another way than it and the rows below (a whole file above the mapping
+ * key, the range of it each mapping maps at and below it). */
+void rowtree_add_upto(struct rowtree *t, const uint32_t *path,
+		      const uint64_t *vals, size_t from, size_t to);
 
 /* The row at path[0..depth-1] and its ancestors, found or added as
  * rowtree_add() would, named by position: ix[d] is the index of the row of

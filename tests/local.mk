@@ -400,6 +400,10 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3321-diff-upgraded-library.py \
 	tests/t3322-diff-pids-inner-key.py \
 	tests/t3323-report-vm-once-note.py \
+	tests/t3324-report-procs-pseudo-rows.py \
+	tests/t3325-report-mappings-file-size.py \
+	tests/t3326-report-faults-sampled-note.py \
+	tests/t3327-report-cli-consistency.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 # the helpers of the Python tests: one package, a module by theme

@@ -289,7 +289,7 @@ def record_case(tmp):
     want_vma = vma_b["Rss"] - vma_a["Rss"]
     check(want_vma == m * PAGE, f"smaps: the mapping grew by {m} pages "
           f"({want_vma} bytes)")
-    label = f"{vma_a['start']:x}-{vma_a['end']:x} rw-p [anon]"
+    label = f"{vma_a['start']:08x}-{vma_a['end']:08x} rw-p [anon]"
     for name, args in (("two recordings", (a, b)),
                        ("diff -i", ("-i", c)),
                        ("diff -i --snapshot first --snapshot last",

@@ -805,6 +805,57 @@ static void test_add_from(void **state)
 	labels_free(lb);
 }
 
+/* rowtree_add_upto: the rows at depth from..to-1 only, the deeper rows
+ * not made; an "[N others]" row's FILE SIZE and VM SIZE at most its
+ * parent's (two processes' rows of one file counted once above them). */
+static void test_add_upto_others(void **state)
+{
+	struct labels *lb = labels_new();
+	struct rowtree *t = rowtree_new(lb, 2);
+	uint64_t vals[COL__COUNT] = {0};
+	uint32_t p[2];
+
+	(void)state;
+	p[0] = labels_intern(lb, "libc.so.6");
+	p[1] = labels_intern(lb, "1000-2000 r-xp libc.so.6");
+	vals[COL_FILE] = 5000;
+	rowtree_add_upto(t, p, vals, 0, 2); /* the total and the file */
+	vals[COL_FILE] = 4096;
+	rowtree_add_from(t, p, vals, 1u << COL_FILE, 2); /* the mapping */
+	assert_int_equal(t->total.vals[COL_FILE], 5000);
+	assert_int_equal(t->total.nchildren, 1);
+	assert_int_equal(t->total.children[0].vals[COL_FILE], 5000);
+	assert_int_equal(t->total.children[0].nchildren, 1);
+	assert_int_equal(t->total.children[0].children[0].vals[COL_FILE], 4096);
+	vals[COL_FILE] = 7;
+	rowtree_add_upto(t, p, vals, 1, 2); /* the file row only */
+	assert_int_equal(t->total.vals[COL_FILE], 5000);
+	assert_int_equal(t->total.children[0].vals[COL_FILE], 5007);
+	rowtree_free(t);
+
+	t = rowtree_new(lb, 1);
+	memset(vals, 0, sizeof(vals));
+	vals[COL_FILE] = 1000;
+	vals[COL_VM] = 400;
+	vals[COL_RSS] = 100;
+	for (int i = 0; i < 3; i++) {
+		char s[8];
+
+		snprintf(s, sizeof(s), "%d p", i + 1);
+		p[0] = labels_intern(lb, s);
+		rowtree_add_from(t, p, vals, 1u << COL_FILE | 1u << COL_VM,
+				 i ? 1 : 0);
+	}
+	rowtree_finish(t, COL_RSS, 1);
+	assert_int_equal(t->total.nchildren, 2);
+	assert_int_equal(t->total.children[1].folded, 2);
+	assert_int_equal(t->total.children[1].vals[COL_RSS], 200);
+	assert_int_equal(t->total.children[1].vals[COL_FILE], 1000);
+	assert_int_equal(t->total.children[1].vals[COL_VM], 400);
+	rowtree_free(t);
+	labels_free(lb);
+}
+
 /* The child of r labelled s, or NULL. */
 static const struct row *child_named(const struct fixture *fx,
 				     const struct row *r, const char *s)
@@ -866,6 +917,7 @@ int main(void)
 	    cmocka_unit_test(test_depths),
 	    cmocka_unit_test(test_million),
 	    cmocka_unit_test(test_add_from),
+	    cmocka_unit_test(test_add_upto_others),
 	    cmocka_unit_test(test_repeats),
 	};
 
