@@ -319,6 +319,36 @@ int procmaps_parse_unshared(FILE *f, const struct procmaps *m,
 	return smaps_done(f, line, h, n);
 }
 
+int procmaps_parse_dirty(FILE *f, const struct procmaps *m,
+			 uint64_t *private_kb, uint64_t *shared_kb)
+{
+	char *line = NULL;
+	size_t cap = 0, cur = m->n;
+	int64_t priv = -1, shr = -1;
+	int n = 0, h;
+
+	errno = 0;
+	while ((h = smaps_next(f, m, &line, &cap, &cur)) == SMAPS_FIELD ||
+	       h == SMAPS_HEADER) {
+		if (h == SMAPS_HEADER || cur >= m->n) {
+			priv = shr = -1;
+		} else if (!strncmp(line, "Private_Dirty:", 14)) {
+			priv = smaps_kb(line, 14);
+		} else if (!strncmp(line, "Shared_Dirty:", 13)) {
+			shr = smaps_kb(line, 13);
+		} else if (!strncmp(line, "VmFlags:", 8)) {
+			/* the entry's last line */
+			if (priv >= 0 && shr >= 0) {
+				private_kb[cur] = (uint64_t)priv;
+				shared_kb[cur] = (uint64_t)shr;
+				n++;
+			}
+			cur = m->n;
+		}
+	}
+	return smaps_done(f, line, h, n);
+}
+
 /* /proc/PID/maps prints a '\n' of a file's name as the four characters
  * "\012" (seq_file_path(m, file, "\n") escapes only '\n'; a backslash is
  * printed as it is), so a name holding the text "\012" prints the same.
