@@ -48,6 +48,9 @@ enum md_note_kind {
 	MD_NOTE_SHMEM_SWAP,	   /* shmem pages swapped out cannot be
 				      counted (no cachestat, map_files
 				      refused) */
+	MD_NOTE_DIRTY_BY_MAPPING,  /* anonymous pages counted clean by
+				      smaps' dirty totals of their
+				      mappings, not page by page */
 	MD_NOTE__COUNT
 };
 
