@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""t2466: anonymous pages read back from swap, or freed with MADV_FREE,
+are clean as smaps counts them: DIRTY, SHR DIRTY and SHR CLEAN equal
+smaps' Private_Dirty, Shared_Dirty and Shared_Clean.
+
+smaps counts a page dirty when its page-table entry is dirty or the page
+PG_dirty. A page read back from swap by a read fault is mapped clean, and
+MADV_FREE cleans the entries of the pages it frees; writing the page again
+sets the entry's dirty bit with no fault. No page interface shows that
+bit (pagemap, PAGEMAP_SCAN, kpageflags: a page read back and one written
+after are alike), and memsz counted every anonymous page dirty. It now
+takes a mapping's dirty totals from smaps where such pages may be (swap
+or MADV_FREE used since boot), and says in a note how many bytes it
+counted clean so.
+
+The test turns on a swap file of its own (skipped where swapon fails; it
+is turned off and removed at the end, whatever happens). A workload pages
+out (MADV_PAGEOUT) and maps:
+  - "readback": 512 pages written, paged out, all read back (clean), one
+    in four written again after (dirty, no fault), the last 64 paged out
+    again (swapped);
+  - "lazyfree": 256 pages written, freed with MADV_FREE, the first 64
+    written again;
+  - "forked": 256 pages written, paged out, pages 0-127 read back and
+    0-31 written again, then shared with a child (fork), which reads
+    pages 128-191 back;
+then both stop. memsz records each (-p PID --duration 0); ground truth
+the kernel's smaps of the stopped processes: for every mapping, RSS,
+DIRTY, SHR CLEAN and SHR DIRTY of `report --by mappings` equal smaps' Rss,
+Private_Dirty, Shared_Clean and Shared_Dirty, and in `--by pids` the
+smaps_rollup fields; smaps is checked to count clean anonymous pages in
+each region (else the test would prove nothing), and the recording to
+hold the note that says memsz counted them clean by smaps' totals.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, check, smaps_vmas  # noqa: E402
+
+SWAP_MB = 64
+
+WORKLOAD = r"""
+import ctypes, mmap, os, signal
+PG = mmap.PAGESIZE
+PAGEOUT, FREE, DONTFORK = 21, 8, 10
+# readback and lazyfree not in the child (private in the parent), the
+# lazyfree region executable too: three mappings the kernel does not merge
+
+def addr(m):
+    return ctypes.addressof(ctypes.c_char.from_buffer(m))
+
+s = 0
+N = 512
+a = mmap.mmap(-1, N * PG, flags=mmap.MAP_PRIVATE)
+a.madvise(DONTFORK)
+for i in range(N):
+    a[i * PG] = 1
+a.madvise(PAGEOUT)
+for i in range(N):
+    s += a[i * PG]
+for i in range(0, N, 4):
+    a[i * PG] = 2
+a.madvise(PAGEOUT, (N - 64) * PG, 64 * PG)
+
+L = 256
+b = mmap.mmap(-1, L * PG, flags=mmap.MAP_PRIVATE,
+              prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+b.madvise(DONTFORK)
+for i in range(L):
+    b[i * PG] = 3
+b.madvise(FREE)
+for i in range(64):
+    b[i * PG] = 4
+
+F = 256
+c = mmap.mmap(-1, F * PG, flags=mmap.MAP_PRIVATE)
+for i in range(F):
+    c[i * PG] = 5
+c.madvise(PAGEOUT)
+for i in range(128):
+    s += c[i * PG]
+for i in range(32):
+    c[i * PG] = 6
+print("readback %x" % addr(a))
+print("lazyfree %x" % addr(b))
+print("forked %x" % addr(c), flush=True)
+r, w = os.pipe()
+child = os.fork()
+if child == 0:
+    for i in range(128, 192):
+        s += c[i * PG]
+    os.write(w, b"x")
+    os.kill(os.getpid(), signal.SIGSTOP)
+    os._exit(0)
+os.read(r, 1)
+print("child", child)
+print("ready", flush=True)
+os.kill(os.getpid(), signal.SIGSTOP)
+"""
+
+
+# (--fields column, its csv header, the smaps field it equals)
+FIELDS = (("rss", "rss", "Rss"), ("dirty", "dirty", "Private_Dirty"),
+          ("shclean", "shared_clean", "Shared_Clean"),
+          ("shdirty", "shared_dirty", "Shared_Dirty"))
+
+
+def mapping_rows(data):
+    """{(start, end): row} of `memsz report --by mappings`."""
+    out = {}
+    for r in lib.report(data, "mappings", "--fields",
+                        ",".join(f[0] for f in FIELDS)):
+        first = r["mappings"].split()[0]
+        if "-" in first:
+            s, e = (int(x, 16) for x in first.split("-"))
+            out[(s, e)] = r
+    return out
+
+
+def compare(who, data, vmas, regions):
+    """The mappings of recording data against smaps (vmas): every field
+    of FIELDS of each, checked out loud for the regions' mappings."""
+    got = mapping_rows(data)
+    for v in vmas:
+        key = (v["start"], v["end"])
+        region = [n for n, at in regions.items() if key[0] <= at < key[1]]
+        name = f"{who}: {key[0]:x}-{key[1]:x} {region or v['last']}"
+        r = got.get(key)
+        if r is None:
+            check(False, f"{name}: in the report")
+            continue
+        what = check if region else lib.check_quiet
+        for col, head, field in FIELDS:
+            what(int(r[head]) == v.get(field, 0),
+                 f"{name}: {col.upper()} {r[head]} == smaps {field} "
+                 f"{v.get(field, 0)}")
+
+
+def clean_in(vmas, at, fields):
+    """The sum of fields of the VMA of vmas holding address at."""
+    v = [v for v in vmas if v["start"] <= at < v["end"]]
+    return sum(v[0].get(f, 0) for f in fields) if v else 0
+
+
+def run(tmp):
+    p = subprocess.Popen([sys.executable, "-c", WORKLOAD],
+                         stdout=subprocess.PIPE, text=True)
+    child = None
+    try:
+        named, kids = lib.workload_ready(p)
+        child = kids[0] if kids else None
+        regions = {name: at[0] for name, at in named.items()}
+        lib.wait_stopped(p.pid)
+        lib.wait_stopped(child)
+        pids = {p.pid: "parent", child: "child"}
+        truth = {pid: smaps_vmas(pid) for pid in pids}
+        par, kid = truth[p.pid], truth[child]
+        check(clean_in(par, regions["readback"], ("Private_Clean",)) > 0,
+              "smaps counts pages read back from swap clean")
+        check(clean_in(par, regions["lazyfree"],
+                       ("Private_Clean", "LazyFree")) > 0,
+              "smaps counts pages freed with MADV_FREE clean")
+        check(clean_in(kid, regions["forked"], ("Shared_Clean",)) > 0 and
+              clean_in(kid, regions["forked"], ("Shared_Dirty",)) > 0,
+              "smaps counts pages read back and shared after a fork "
+              "clean, and those written before it dirty")
+        for pid, who in pids.items():
+            data = os.path.join(tmp, f"{pid}.data")
+            subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
+                            "--duration", "0"], check=True,
+                           stderr=subprocess.DEVNULL)
+            compare(who, data, smaps_vmas(pid), regions)
+            after = smaps_vmas(pid)
+            diff = [(b["start"], f, b.get(f), a.get(f))
+                    for b, a in zip(truth[pid], after)
+                    for f in ("start", "end") + tuple(x[2] for x in FIELDS)
+                    if b.get(f) != a.get(f)]
+            check(len(after) == len(truth[pid]) and not diff,
+                  f"{who}: smaps the same before and after the recording "
+                  f"{diff}")
+            roll = lib.smaps_rollup(pid)
+            r = lib.pid_rows(data, "--fields",
+                             ",".join(f[0] for f in FIELDS)).get(pid)
+            for col, head, field in FIELDS:
+                check(r is not None and int(r[head]) == roll.get(field, 0),
+                      f"{who}: --by pids {col.upper()} "
+                      f"{r[head] if r else None} == smaps_rollup {field} "
+                      f"{roll.get(field, 0)}")
+            dump = subprocess.run([MEMSZ, "dump", "-i", data], check=True,
+                                  capture_output=True, text=True).stdout
+            notes = [ln for ln in dump.splitlines() if " NOTE " in ln and
+                     "counted clean by the dirty totals smaps" in ln]
+            check(len(notes) == 1,
+                  f"{who}: one note that anonymous pages were counted "
+                  f"clean by smaps' totals: {notes}")
+    finally:
+        lib.stop_kill(p, child)
+
+
+def main():
+    if os.geteuid() != 0:
+        lib.skip("needs root: swapon")
+    with tempfile.TemporaryDirectory(prefix="memsz-t2466.") as tmp, \
+            lib.swap_file(tmp, "swap", SWAP_MB):
+        run(tmp)
+    return lib.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
