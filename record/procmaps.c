@@ -319,31 +319,55 @@ int procmaps_parse_unshared(FILE *f, const struct procmaps *m,
 	return smaps_done(f, line, h, n);
 }
 
-int procmaps_parse_dirty(FILE *f, const struct procmaps *m,
-			 uint64_t *private_kb, uint64_t *shared_kb)
+/* The smaps fields procmaps_parse_kb reads, by enum smaps_field. */
+static const struct {
+	const char *name; /* with its ':' */
+	size_t len;
+} smaps_fields[SMAPS_F__COUNT] = {
+    [SMAPS_F_RSS] = {"Rss:", 4},
+    [SMAPS_F_SHARED_CLEAN] = {"Shared_Clean:", 13},
+    [SMAPS_F_SHARED_DIRTY] = {"Shared_Dirty:", 13},
+    [SMAPS_F_PRIVATE_CLEAN] = {"Private_Clean:", 14},
+    [SMAPS_F_PRIVATE_DIRTY] = {"Private_Dirty:", 14},
+    [SMAPS_F_ANONYMOUS] = {"Anonymous:", 10},
+};
+
+int procmaps_parse_kb(FILE *f, const struct procmaps *m, struct smaps_kb *out)
 {
+	struct smaps_kb got;
 	char *line = NULL;
 	size_t cap = 0, cur = m->n;
-	int64_t priv = -1, shr = -1;
+	unsigned seen = 0;
 	int n = 0, h;
 
 	errno = 0;
 	while ((h = smaps_next(f, m, &line, &cap, &cur)) == SMAPS_FIELD ||
 	       h == SMAPS_HEADER) {
 		if (h == SMAPS_HEADER || cur >= m->n) {
-			priv = shr = -1;
-		} else if (!strncmp(line, "Private_Dirty:", 14)) {
-			priv = smaps_kb(line, 14);
-		} else if (!strncmp(line, "Shared_Dirty:", 13)) {
-			shr = smaps_kb(line, 13);
-		} else if (!strncmp(line, "VmFlags:", 8)) {
-			/* the entry's last line */
-			if (priv >= 0 && shr >= 0) {
-				private_kb[cur] = (uint64_t)priv;
-				shared_kb[cur] = (uint64_t)shr;
+			seen = 0;
+			continue;
+		}
+		if (!strncmp(line, "VmFlags:", 8)) {
+			/* the entry's last line: kept with every field */
+			if (seen == (1u << SMAPS_F__COUNT) - 1) {
+				out[cur] = got;
 				n++;
 			}
 			cur = m->n;
+			continue;
+		}
+		for (unsigned k = 0; k < SMAPS_F__COUNT; k++) {
+			int64_t kb;
+
+			if (strncmp(line, smaps_fields[k].name,
+				    smaps_fields[k].len))
+				continue;
+			kb = smaps_kb(line, smaps_fields[k].len);
+			if (kb >= 0) {
+				got.kb[k] = (uint64_t)kb;
+				seen |= 1u << k;
+			}
+			break;
 		}
 	}
 	return smaps_done(f, line, h, n);

@@ -85,36 +85,47 @@ void snap_dirty_load(struct snap_job *j)
 	if (!f)
 		return;
 	setvbuf(f, NULL, _IOFBF, 1 << 16);
-	d->priv = xmalloc(m->n * sizeof(*d->priv));
-	d->shr = xmalloc(m->n * sizeof(*d->shr));
-	memset(d->priv, 0xff, m->n * sizeof(*d->priv));
-	memset(d->shr, 0xff, m->n * sizeof(*d->shr));
-	n = procmaps_parse_dirty(f, m, d->priv, d->shr);
+	d->kb = xmalloc(m->n * sizeof(*d->kb));
+	for (i = 0; i < m->n; i++)
+		d->kb[i].kb[SMAPS_F_RSS] = UINT64_MAX;
+	n = procmaps_parse_kb(f, m, d->kb);
 	fclose(f);
 	if (n <= 0) {
-		free(d->priv);
-		free(d->shr);
-		d->priv = d->shr = NULL;
+		free(d->kb);
+		d->kb = NULL;
 		return;
 	}
 	for (i = 0; i < m->n; i++)
-		if (d->priv[i] != UINT64_MAX) {
-			d->priv[i] >>= shift;
-			d->shr[i] >>= shift;
-		}
+		for (size_t k = 0; k < SMAPS_F__COUNT; k++)
+			if (d->kb[i].kb[SMAPS_F_RSS] != UINT64_MAX)
+				d->kb[i].kb[k] >>= shift;
+}
+
+/* Whether smaps' fields kb of mapping m (pages) leave room for a clean
+ * anonymous page: some anonymous page and some clean one (in a mapping
+ * of no file, every page counted is anonymous). Elsewhere the pages
+ * are all dirty, as memsz counts them without smaps. */
+static bool may_be_clean(const struct smaps_kb *kb)
+{
+	return kb->kb[SMAPS_F_RSS] != UINT64_MAX && kb->kb[SMAPS_F_ANONYMOUS] &&
+	       kb->kb[SMAPS_F_PRIVATE_CLEAN] + kb->kb[SMAPS_F_SHARED_CLEAN];
 }
 
 void snap_dirty_begin(struct snap_job *j, uint32_t vma)
 {
 	struct snap_dirty *d = &j->dirty;
+	const struct smaps_kb *kb;
 
-	d->on = d->priv && vma < j->maps->n && d->priv[vma] != UINT64_MAX &&
-		dirty_candidate(&j->maps->maps[vma]);
+	d->on = d->kb && vma < j->maps->n &&
+		dirty_candidate(&j->maps->maps[vma]) &&
+		may_be_clean(&d->kb[vma]);
 	if (!d->on)
 		return;
-	d->left_p = d->priv[vma];
-	d->left_s = d->shr[vma];
+	kb = &d->kb[vma];
+	d->left_p = kb->kb[SMAPS_F_PRIVATE_DIRTY];
+	d->left_s = kb->kb[SMAPS_F_SHARED_DIRTY];
 	d->over = 0;
+	d->rss = 0;
 	d->map_cleaned = false;
 }
 
@@ -136,8 +147,9 @@ void snap_dirty_apply(struct snap_job *j, struct snap_slot *sl)
 		uint64_t take;
 
 		d->runs[n++] = r;
-		/* a hugetlb page is in neither smaps field */
-		if (!bit || (r.flags & MD_PG_HUGE))
+		if (r.flags & MD_PG_PRESENT)
+			d->rss += r.npages;
+		if (!bit)
 			continue;
 		take = MIN(*left, (uint64_t)r.npages);
 		*left -= take;
@@ -164,7 +176,7 @@ void snap_dirty_apply(struct snap_job *j, struct snap_slot *sl)
 	sl->nruns = n;
 }
 
-void snap_dirty_end(struct snap_job *j)
+void snap_dirty_end(struct snap_job *j, uint32_t vma)
 {
 	struct snap_dirty *d = &j->dirty;
 	uint64_t off;
@@ -176,6 +188,7 @@ void snap_dirty_end(struct snap_job *j)
 	off = d->left_p + d->left_s + d->over;
 	d->off += off;
 	d->noff += off != 0;
+	d->nchanged += d->rss != d->kb[vma].kb[SMAPS_F_RSS];
 	d->ncleaned += d->map_cleaned;
 	d->on = false;
 }
@@ -186,7 +199,7 @@ int snap_dirty_finish(struct snap_job *j, uint32_t seq, bool note)
 	unsigned shift = j->s->page_shift;
 	int ret = 0;
 
-	if (note && (d->cleaned || d->off)) {
+	if (note && (d->cleaned || d->off || d->nchanged)) {
 		char *txt = xasprintf(
 		    "pid %d, snapshot %" PRIu32 ": %" PRIu64 " bytes of "
 		    "anonymous memory in %" PRIu32 " mapping(s) counted clean "
@@ -196,16 +209,18 @@ int snap_dirty_finish(struct snap_job *j, uint32_t seq, bool note)
 		    "since, so which of a mapping's anonymous pages are the "
 		    "clean ones is not known (DIRTY and SHR DIRTY of a "
 		    "mapping are smaps', their split by symbol or stack "
-		    "inside it is not); %" PRIu64 " bytes of them in %" PRIu32
-		    " mapping(s) differ from smaps (read before the pages)",
+		    "inside it is not); DIRTY and SHR DIRTY differ from smaps "
+		    "by %" PRIu64 " bytes in %" PRIu32
+		    " mapping(s), and %" PRIu32
+		    " mapping(s) changed between the reads of smaps and of "
+		    "their pages",
 		    j->pid, seq, d->cleaned << shift, d->ncleaned,
-		    d->off << shift, d->noff);
+		    d->off << shift, d->noff, d->nchanged);
 
 		ret = snap_note(j->s, MD_NOTE_DIRTY_BY_MAPPING, NULL, txt);
 		free(txt);
 	}
-	free(d->priv);
-	free(d->shr);
+	free(d->kb);
 	free(d->runs);
 	memset(d, 0, sizeof(*d));
 	return ret;

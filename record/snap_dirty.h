@@ -17,14 +17,16 @@
  *
  * Only where such pages can be (a page was swapped out or in, or
  * MADV_FREE used, since boot: /proc/vmstat) is smaps read, once a
- * snapshot, for the Private_Dirty and Shared_Dirty of each private
- * mapping; its anonymous pages are then counted dirty, in address order,
- * as long as the mapping's smaps dirty pages last (its dirty file pages
- * taking theirs first where they come first), the rest clean. The
- * mapping's DIRTY and SHR DIRTY are smaps'; which of its anonymous pages
- * are the clean ones is not known, and a NOTE says how many were counted
- * clean so, and by how many pages a mapping still differs (a target that
- * ran between the reads, dirty file pages after the mapping's last).
+ * snapshot, for the fields of each private mapping. In one where it
+ * counts some anonymous page and some clean one, the anonymous pages are
+ * counted dirty, in address order, as long as the mapping's smaps dirty
+ * pages last (its dirty file pages taking theirs where they come first),
+ * the rest clean. The mapping's DIRTY and SHR DIRTY are smaps'; which of
+ * its anonymous pages are the clean ones is not known, and a NOTE says
+ * how many were counted clean so, by how many pages a mapping still
+ * differs (dirty file pages after its smaps dirty pages were taken), and
+ * how many mappings changed between the two reads (resident pages not
+ * smaps' Rss: a target that ran).
  * MEMSZ_SMAPS_DIRTY: "1" reads smaps for every snapshot, "0" never (a
  * testing aid).
  */
@@ -44,7 +46,9 @@ void snap_dirty_begin(struct snap_job *j, uint32_t vma);
 /* Count the present anonymous pages of the slot's runs (its next chunk of
  * the mapping begun, in address order; not a bitmap) dirty while the
  * mapping's smaps dirty pages last, the others clean, splitting a run
- * where that changes within it. */
+ * where that changes within it. Only in a private mapping where smaps
+ * counts some anonymous page and some clean one: in any other, every
+ * anonymous page is dirty. */
 void snap_dirty_apply(struct snap_job *j, struct snap_slot *sl);
 
 /* Whether the slot's pages must be runs for snap_dirty_apply. */
@@ -53,8 +57,8 @@ static inline bool snap_dirty_on(const struct snap_job *j)
 	return j->dirty.on;
 }
 
-/* End the mapping begun (after its last chunk): count what differs. */
-void snap_dirty_end(struct snap_job *j);
+/* End mapping vma, begun (after its last chunk): count what differs. */
+void snap_dirty_end(struct snap_job *j, uint32_t vma);
 
 /* With note, NOTE what snapshot seq counted clean by smaps' totals and
  * what differs from them, if anything; free what the job held. Returns

@@ -522,20 +522,21 @@ struct shmswap_dev {
 /* A snapshot's anonymous pages counted dirty by smaps' totals of their
  * mappings (snap_dirty.h). */
 struct snap_dirty {
-	/* per mapping, when smaps was read (else NULL): its Private_Dirty
-	 * and Shared_Dirty in pages, UINT64_MAX where smaps had no entry */
-	uint64_t *priv, *shr;
-	/* the mapping being written: on when it has the two; the pages of
-	 * them its runs have not yet taken (left_*), and those its dirty
-	 * file pages took past them (over) */
-	bool on;
-	uint64_t left_p, left_s, over;
+	/* per mapping, when smaps was read (else NULL): its smaps fields,
+	 * in pages; Rss UINT64_MAX where smaps had no entry */
+	struct smaps_kb *kb;
+	/* the mapping being written: on when its totals are used; the
+	 * pages of its Private_Dirty and Shared_Dirty its runs have not
+	 * yet taken (left_*), those its dirty file pages took past them
+	 * (over), and its present pages (rss) */
+	bool on, map_cleaned;
+	uint64_t left_p, left_s, over, rss;
 	/* the snapshot so far: anonymous pages counted clean, in how many
 	 * mappings; pages by which DIRTY and SHR DIRTY still differ from
-	 * smaps, in how many mappings */
+	 * smaps, in how many mappings; mappings whose resident pages
+	 * differ from smaps' Rss (the process ran between the reads) */
 	uint64_t cleaned, off;
-	uint32_t ncleaned, noff;
-	bool map_cleaned;
+	uint32_t ncleaned, noff, nchanged;
 	struct md_run *runs; /* snap_dirty_apply's scratch */
 	size_t runs_cap;
 };

@@ -475,7 +475,7 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 			return ret;
 		if (!(t->flags & TASK_END))
 			continue;
-		snap_dirty_end(j);
+		snap_dirty_end(j, t->vma);
 		struct md_snap_mapping mr = {
 		    .start = m->start,
 		    .end = m->end,
