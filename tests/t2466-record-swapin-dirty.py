@@ -25,13 +25,17 @@ out (MADV_PAGEOUT) and maps:
   - "forked": 256 pages written, paged out, pages 0-127 read back and
     0-31 written again, then shared with a child (fork), which reads
     pages 128-191 back;
-then both stop. memsz records each (-p PID --duration 0); ground truth
-the kernel's smaps of the stopped processes: for every mapping, RSS,
-DIRTY, SHR CLEAN and SHR DIRTY of `report --by mappings` equal smaps' Rss,
-Private_Dirty, Shared_Clean and Shared_Dirty, and in `--by pids` the
-smaps_rollup fields; smaps is checked to count clean anonymous pages in
-each region (else the test would prove nothing), and the recording to
-hold the note that says memsz counted them clean by smaps' totals.
+then both stop. A second workload, in a memory cgroup (v1 or v2) whose
+limit pushes half of its 40 MiB out to swap as it writes them, reads them
+all back once the limit is raised, writes one in eight again and stops.
+memsz records each (-p PID --duration 0); ground truth the kernel's smaps
+of the stopped processes: for every mapping, RSS, DIRTY, SHR CLEAN and SHR
+DIRTY of `report --by mappings` equal smaps' Rss, Private_Dirty,
+Shared_Clean and Shared_Dirty, and in `--by pids` the smaps_rollup
+fields; smaps is checked to count clean anonymous pages in each region
+(else the test would prove nothing), and each recording to hold the note
+that says memsz counted them clean by smaps' totals, none different. A
+process none of whose pages was swapped gets no such note.
 """
 import os
 import subprocess
@@ -104,6 +108,30 @@ print("ready", flush=True)
 os.kill(os.getpid(), signal.SIGSTOP)
 """
 
+# In a memory cgroup whose limit (set once it says "filled") pushes part
+# of its 40 MiB out to swap as it writes them: once told "back" (the limit
+# raised), reads every page back and writes one in eight again.
+CG_WORKLOAD = r"""
+import ctypes, mmap, os, signal, sys
+PG = mmap.PAGESIZE
+sys.stdin.readline()
+N = (40 << 20) // PG
+a = mmap.mmap(-1, N * PG, flags=mmap.MAP_PRIVATE)
+print("filled", flush=True)
+sys.stdin.readline()
+for i in range(N):
+    a[i * PG] = 1 + i % 200
+print("pushed", flush=True)
+sys.stdin.readline()
+s = 0
+for i in range(N):
+    s += a[i * PG]
+for i in range(0, N, 8):
+    a[i * PG] = 0
+print("pushed %x" % ctypes.addressof(ctypes.c_char.from_buffer(a)))
+print("ready", flush=True)
+os.kill(os.getpid(), signal.SIGSTOP)
+"""
 
 # (--fields column, its csv header, the smaps field it equals)
 FIELDS = (("rss", "rss", "Rss"), ("dirty", "dirty", "Private_Dirty"),
@@ -159,8 +187,7 @@ def run(tmp):
         lib.wait_stopped(p.pid)
         lib.wait_stopped(child)
         pids = {p.pid: "parent", child: "child"}
-        truth = {pid: smaps_vmas(pid) for pid in pids}
-        par, kid = truth[p.pid], truth[child]
+        par, kid = smaps_vmas(p.pid), smaps_vmas(child)
         check(clean_in(par, regions["readback"], ("Private_Clean",)) > 0,
               "smaps counts pages read back from swap clean")
         check(clean_in(par, regions["lazyfree"],
@@ -171,36 +198,109 @@ def run(tmp):
               "smaps counts pages read back and shared after a fork "
               "clean, and those written before it dirty")
         for pid, who in pids.items():
-            data = os.path.join(tmp, f"{pid}.data")
-            subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
-                            "--duration", "0"], check=True,
-                           stderr=subprocess.DEVNULL)
-            compare(who, data, smaps_vmas(pid), regions)
-            after = smaps_vmas(pid)
-            diff = [(b["start"], f, b.get(f), a.get(f))
-                    for b, a in zip(truth[pid], after)
-                    for f in ("start", "end") + tuple(x[2] for x in FIELDS)
-                    if b.get(f) != a.get(f)]
-            check(len(after) == len(truth[pid]) and not diff,
-                  f"{who}: smaps the same before and after the recording "
-                  f"{diff}")
-            roll = lib.smaps_rollup(pid)
-            r = lib.pid_rows(data, "--fields",
-                             ",".join(f[0] for f in FIELDS)).get(pid)
-            for col, head, field in FIELDS:
-                check(r is not None and int(r[head]) == roll.get(field, 0),
-                      f"{who}: --by pids {col.upper()} "
-                      f"{r[head] if r else None} == smaps_rollup {field} "
-                      f"{roll.get(field, 0)}")
-            dump = subprocess.run([MEMSZ, "dump", "-i", data], check=True,
-                                  capture_output=True, text=True).stdout
-            notes = [ln for ln in dump.splitlines() if " NOTE " in ln and
-                     "counted clean by the dirty totals smaps" in ln]
-            check(len(notes) == 1,
-                  f"{who}: one note that anonymous pages were counted "
-                  f"clean by smaps' totals: {notes}")
+            record_compare(tmp, pid, who, regions)
     finally:
         lib.stop_kill(p, child)
+
+
+def smaps_fields(pid):
+    """FIELDS of each VMA of pid's smaps, and of its smaps_rollup."""
+    keys = ("start", "end") + tuple(f[2] for f in FIELDS)
+    roll = lib.smaps_rollup(pid)
+    return ([tuple(v.get(k, 0) for k in keys) for v in smaps_vmas(pid)],
+            tuple(roll.get(f[2], 0) for f in FIELDS))
+
+
+def record_compare(tmp, pid, who, regions, note=True):
+    """Record pid alone and compare it with its smaps (compare), and with
+    smaps_rollup by --by pids; with note, check that it holds the note
+    that anonymous pages were counted clean by smaps' totals, with no
+    difference left, else that it holds none. The target is stopped, but
+    another process may map a file page of its meanwhile (a library's):
+    the recording counts when smaps and smaps_rollup are the same before
+    and after it (up to 10 recordings)."""
+    data = os.path.join(tmp, f"{pid}.data")
+    for attempt in range(10):
+        before = smaps_fields(pid)
+        subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
+                        "--duration", "0"], check=True,
+                       stderr=subprocess.DEVNULL)
+        vmas, roll = smaps_vmas(pid), lib.smaps_rollup(pid)
+        now = smaps_fields(pid)
+        if now == before:
+            break
+        print(f"# {who}: smaps changed during the recording, again: " +
+              str([(b, a) for b, a in zip(before[0], now[0]) if a != b]) +
+              str((before[1], now[1])))
+    check(smaps_fields(pid) == before,
+          f"{who}: smaps the same before and after the recording")
+    compare(who, data, vmas, regions)
+    r = lib.pid_rows(data, "--fields",
+                     ",".join(f[0] for f in FIELDS)).get(pid)
+    for col, head, field in FIELDS:
+        check(r is not None and int(r[head]) == roll.get(field, 0),
+              f"{who}: --by pids {col.upper()} {r[head] if r else None} "
+              f"== smaps_rollup {field} {roll.get(field, 0)}")
+    dump = subprocess.run([MEMSZ, "dump", "-i", data], check=True,
+                          capture_output=True, text=True).stdout
+    notes = [ln for ln in dump.splitlines() if " NOTE " in ln and
+             "counted clean by the dirty totals smaps" in ln]
+    if note:
+        check(len(notes) == 1 and " 0 bytes in 0 mapping(s), and 0 "
+              "mapping(s) changed" in notes[0],
+              f"{who}: one note that anonymous pages were counted clean "
+              f"by smaps' totals, none different: {notes}")
+    else:
+        check(not notes, f"{who}: no note of pages counted clean by "
+              f"smaps' totals: {notes}")
+
+
+def run_cgroup(tmp):
+    """Pages pushed out to swap by a memory cgroup's limit, read back."""
+    with lib.memory_cgroups("t2466") as (cg,):
+        limit = os.path.join(cg, "memory.limit_in_bytes")
+        if not os.path.exists(limit):
+            limit = os.path.join(cg, "memory.max")
+        p = lib.start_in_cgroup(CG_WORKLOAD, cg)
+        try:
+            check(p.stdout.readline().split() == ["filled"],
+                  "the cgroup's workload mapped its memory")
+            with open(limit, "w") as f:
+                f.write(str(16 << 20))
+            p.stdin.write("fill\n")
+            p.stdin.flush()
+            check(p.stdout.readline().split() == ["pushed"],
+                  "the cgroup's workload wrote its memory")
+            with open(limit, "w") as f:
+                f.write(str(1 << 30))
+            p.stdin.write("back\n")
+            p.stdin.flush()
+            named, _ = lib.workload_ready(p, "the cgroup's workload")
+            lib.wait_stopped(p.pid)
+            at = named["pushed"][0]
+            vmas = smaps_vmas(p.pid)
+            check(clean_in(vmas, at, ("Private_Clean",)) > 0,
+                  "cgroup: smaps counts pages the limit pushed out, read "
+                  "back, clean")
+            record_compare(tmp, p.pid, "cgroup", {"pushed": at})
+        finally:
+            p.kill()
+            p.wait()
+
+
+def run_plain(tmp):
+    """A process none of whose pages was ever swapped: no note."""
+    p = subprocess.Popen([sys.executable, "-c", "import os, signal; "
+                          "b = bytearray(1 << 22); print('ready', "
+                          "flush=True); os.kill(os.getpid(), "
+                          "signal.SIGSTOP)"], stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        lib.workload_ready(p, "the plain workload")
+        lib.wait_stopped(p.pid)
+        record_compare(tmp, p.pid, "plain", {}, note=False)
+    finally:
+        lib.stop_kill(p)
 
 
 def main():
@@ -209,6 +309,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="memsz-t2466.") as tmp, \
             lib.swap_file(tmp, "swap", SWAP_MB):
         run(tmp)
+        run_plain(tmp)
+        run_cgroup(tmp)
     return lib.finish()
 
 
