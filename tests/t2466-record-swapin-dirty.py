@@ -123,6 +123,7 @@ for i in range(N):
     a[i * PG] = 1 + i % 200
 print("pushed", flush=True)
 sys.stdin.readline()
+print("back", flush=True)
 s = 0
 for i in range(N):
     s += a[i * PG]
@@ -133,41 +134,14 @@ print("ready", flush=True)
 os.kill(os.getpid(), signal.SIGSTOP)
 """
 
-# (--fields column, its csv header, the smaps field it equals)
-FIELDS = (("rss", "rss", "Rss"), ("dirty", "dirty", "Private_Dirty"),
-          ("shclean", "shared_clean", "Shared_Clean"),
-          ("shdirty", "shared_dirty", "Shared_Dirty"))
-
-
-def mapping_rows(data):
-    """{(start, end): row} of `memsz report --by mappings`."""
-    out = {}
-    for r in lib.report(data, "mappings", "--fields",
-                        ",".join(f[0] for f in FIELDS)):
-        first = r["mappings"].split()[0]
-        if "-" in first:
-            s, e = (int(x, 16) for x in first.split("-"))
-            out[(s, e)] = r
-    return out
-
-
-def compare(who, data, vmas, regions):
-    """The mappings of recording data against smaps (vmas): every field
-    of FIELDS of each, checked out loud for the regions' mappings."""
-    got = mapping_rows(data)
-    for v in vmas:
-        key = (v["start"], v["end"])
-        region = [n for n, at in regions.items() if key[0] <= at < key[1]]
-        name = f"{who}: {key[0]:x}-{key[1]:x} {region or v['last']}"
-        r = got.get(key)
-        if r is None:
-            check(False, f"{name}: in the report")
-            continue
-        what = check if region else lib.check_quiet
-        for col, head, field in FIELDS:
-            what(int(r[head]) == v.get(field, 0),
-                 f"{name}: {col.upper()} {r[head]} == smaps {field} "
-                 f"{v.get(field, 0)}")
+# the columns report --by mappings gives lib.mapping_row_checks, and the
+# smaps fields that must not move while a recording is compared
+COLS = "rss,pss,uss,dirty,shclean,shdirty,swap"
+STILL = ("Rss", "Private_Clean", "Private_Dirty", "Shared_Clean",
+         "Shared_Dirty", "Swap")
+# --by pids columns and the smaps_rollup field each equals
+TOTALS = (("rss", "Rss"), ("dirty", "Private_Dirty"),
+          ("shared_clean", "Shared_Clean"), ("shared_dirty", "Shared_Dirty"))
 
 
 def clean_in(vmas, at, fields):
@@ -176,7 +150,79 @@ def clean_in(vmas, at, fields):
     return sum(v[0].get(f, 0) for f in fields) if v else 0
 
 
+def read_smaps(pid):
+    """{(start, end): smaps_vmas dict} of pid, and "rollup": its
+    smaps_rollup."""
+    out = {(v["start"], v["end"]): v for v in smaps_vmas(pid)}
+    out["rollup"] = lib.smaps_rollup(pid)
+    return out
+
+
+def record_checks(tmp, pid, who, regions, note):
+    """Record pid between two equal smaps reads (lib.record_between: the
+    target is stopped, but another process may map a file page of its
+    meanwhile) and list the checks, (ok, message): every mapping's
+    columns against its smaps (lib.mapping_row_checks; those of the
+    regions' mappings told, the others' only when they fail, but PSS), the
+    process's against smaps_rollup (--by pids), and with note that the
+    recording holds the note that anonymous pages were counted clean by
+    smaps' totals, with no difference left, else that it holds none."""
+    data = os.path.join(tmp, f"{pid}.data")
+    truth = lib.record_between(pid, data, lambda: read_smaps(pid), STILL,
+                               who)
+    rows = lib.mapping_rows(data, COLS)
+    out = []
+    for key, v in truth.items():
+        if key == "rollup":
+            continue
+        region = [n for n, at in regions.items() if key[0] <= at < key[1]]
+        name = f"{who}: {key[0]:x}-{key[1]:x} {region or v['last']}"
+        for ok, m in lib.mapping_row_checks(name, rows.get(key), v):
+            # a library's PSS moves under the stopped target as other
+            # processes map and unmap it: told only of the regions
+            if region or (not ok and f"{name}: Pss " not in m):
+                out.append((ok, m))
+    roll = truth["rollup"]
+    r = lib.pid_rows(data, "--fields", COLS).get(pid)
+    for col, field in TOTALS:
+        out.append((r is not None and int(r[col]) == roll.get(field, 0),
+                    f"{who}: --by pids {col} {r[col] if r else None} == "
+                    f"smaps_rollup {field} {roll.get(field, 0)}"))
+    dump = subprocess.run([MEMSZ, "dump", "-i", data], check=True,
+                          capture_output=True, text=True).stdout
+    notes = [ln for ln in dump.splitlines() if " NOTE " in ln and
+             "counted clean by the dirty totals smaps" in ln]
+    if note:
+        out.append((len(notes) == 1 and " 0 bytes in 0 mapping(s), and 0 "
+                    "mapping(s) changed" in notes[0],
+                    f"{who}: one note that anonymous pages were counted "
+                    f"clean by smaps' totals, none different: {notes}"))
+    else:
+        out.append((not notes, f"{who}: no note of pages counted clean by "
+                    f"smaps' totals: {notes}"))
+    return out
+
+
+def record_compare(tmp, pid, who, regions, note=True):
+    """record_checks, checked (lib.checks_retried: a page of the stopped
+    target caught mid-migration)."""
+    lib.checks_retried(lambda: record_checks(tmp, pid, who, regions, note),
+                       who)
+
+
+def step(p, limit, value, word, answer):
+    """Set the cgroup's memory limit (file limit) to value, tell workload
+    p word and check that it answers answer."""
+    with open(limit, "w") as f:
+        f.write(str(value))
+    p.stdin.write(word + "\n")
+    p.stdin.flush()
+    check(p.stdout.readline().split() == [answer],
+          f"the cgroup's workload says {answer}")
+
+
 def run(tmp):
+    """The three regions of WORKLOAD, in the parent and the child."""
     p = subprocess.Popen([sys.executable, "-c", WORKLOAD],
                          stdout=subprocess.PIPE, text=True)
     child = None
@@ -203,58 +249,6 @@ def run(tmp):
         lib.stop_kill(p, child)
 
 
-def smaps_fields(pid):
-    """FIELDS of each VMA of pid's smaps, and of its smaps_rollup."""
-    keys = ("start", "end") + tuple(f[2] for f in FIELDS)
-    roll = lib.smaps_rollup(pid)
-    return ([tuple(v.get(k, 0) for k in keys) for v in smaps_vmas(pid)],
-            tuple(roll.get(f[2], 0) for f in FIELDS))
-
-
-def record_compare(tmp, pid, who, regions, note=True):
-    """Record pid alone and compare it with its smaps (compare), and with
-    smaps_rollup by --by pids; with note, check that it holds the note
-    that anonymous pages were counted clean by smaps' totals, with no
-    difference left, else that it holds none. The target is stopped, but
-    another process may map a file page of its meanwhile (a library's):
-    the recording counts when smaps and smaps_rollup are the same before
-    and after it (up to 10 recordings)."""
-    data = os.path.join(tmp, f"{pid}.data")
-    for attempt in range(10):
-        before = smaps_fields(pid)
-        subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
-                        "--duration", "0"], check=True,
-                       stderr=subprocess.DEVNULL)
-        vmas, roll = smaps_vmas(pid), lib.smaps_rollup(pid)
-        now = smaps_fields(pid)
-        if now == before:
-            break
-        print(f"# {who}: smaps changed during the recording, again: " +
-              str([(b, a) for b, a in zip(before[0], now[0]) if a != b]) +
-              str((before[1], now[1])))
-    check(smaps_fields(pid) == before,
-          f"{who}: smaps the same before and after the recording")
-    compare(who, data, vmas, regions)
-    r = lib.pid_rows(data, "--fields",
-                     ",".join(f[0] for f in FIELDS)).get(pid)
-    for col, head, field in FIELDS:
-        check(r is not None and int(r[head]) == roll.get(field, 0),
-              f"{who}: --by pids {col.upper()} {r[head] if r else None} "
-              f"== smaps_rollup {field} {roll.get(field, 0)}")
-    dump = subprocess.run([MEMSZ, "dump", "-i", data], check=True,
-                          capture_output=True, text=True).stdout
-    notes = [ln for ln in dump.splitlines() if " NOTE " in ln and
-             "counted clean by the dirty totals smaps" in ln]
-    if note:
-        check(len(notes) == 1 and " 0 bytes in 0 mapping(s), and 0 "
-              "mapping(s) changed" in notes[0],
-              f"{who}: one note that anonymous pages were counted clean "
-              f"by smaps' totals, none different: {notes}")
-    else:
-        check(not notes, f"{who}: no note of pages counted clean by "
-              f"smaps' totals: {notes}")
-
-
 def run_cgroup(tmp):
     """Pages pushed out to swap by a memory cgroup's limit, read back."""
     with lib.memory_cgroups("t2466") as (cg,):
@@ -265,16 +259,8 @@ def run_cgroup(tmp):
         try:
             check(p.stdout.readline().split() == ["filled"],
                   "the cgroup's workload mapped its memory")
-            with open(limit, "w") as f:
-                f.write(str(16 << 20))
-            p.stdin.write("fill\n")
-            p.stdin.flush()
-            check(p.stdout.readline().split() == ["pushed"],
-                  "the cgroup's workload wrote its memory")
-            with open(limit, "w") as f:
-                f.write(str(1 << 30))
-            p.stdin.write("back\n")
-            p.stdin.flush()
+            step(p, limit, 16 << 20, "fill", "pushed")
+            step(p, limit, 1 << 30, "back", "back")
             named, _ = lib.workload_ready(p, "the cgroup's workload")
             lib.wait_stopped(p.pid)
             at = named["pushed"][0]
