@@ -35,7 +35,9 @@ Shared_Clean and Shared_Dirty, and in `--by pids` the smaps_rollup
 fields; smaps is checked to count clean anonymous pages in each region
 (else the test would prove nothing), and each recording to hold the note
 that says memsz counted them clean by smaps' totals, none different. A
-process none of whose pages was swapped gets no such note.
+process none of whose pages was swapped gets no such note. Recorded by
+nobody (no page frames, no kpageflags), a nobody's process with pages
+read back from swap has its region's DIRTY equal to smaps' too.
 """
 import os
 import subprocess
@@ -274,6 +276,71 @@ def run_cgroup(tmp):
             p.wait()
 
 
+# As nobody: 512 pages paged out, read back, one in four written again;
+# says the region's address in argv[1] once ready, then stops.
+NOBODY_WORKLOAD = r"""
+import ctypes, mmap, os, signal, sys
+PG = mmap.PAGESIZE
+a = mmap.mmap(-1, 512 * PG, flags=mmap.MAP_PRIVATE)
+for i in range(512):
+    a[i * PG] = 1
+a.madvise(21)
+s = 0
+for i in range(512):
+    s += a[i * PG]
+for i in range(0, 512, 4):
+    a[i * PG] = 2
+at = ctypes.addressof(ctypes.c_char.from_buffer(a))
+open(sys.argv[1] + ".tmp", "w").write("%d %x" % (os.getpid(), at))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+os.kill(os.getpid(), signal.SIGSTOP)
+"""
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+# a python nobody may run (the tests' own may be under root's home)
+SYS_PYTHON = "/usr/bin/python3"
+
+
+def run_nobody(tmp):
+    """Recorded without CAP_SYS_ADMIN (no page frames, no kpageflags):
+    DIRTY of pages read back from swap is smaps' all the same."""
+    if not os.access(SYS_PYTHON, os.X_OK):
+        lib.skip_part(f"the recording by nobody: no {SYS_PYTHON}")
+        return
+    out = os.path.join(tmp, "nobody")
+    os.mkdir(out)
+    os.chmod(tmp, 0o755)
+    os.chmod(out, 0o777)
+    flag = os.path.join(out, "pid")
+    p = subprocess.Popen(NOBODY + [SYS_PYTHON, "-c", NOBODY_WORKLOAD, flag])
+    try:
+        lib.wait_until(lambda: os.path.exists(flag) or p.poll() is not None,
+                       "the workload run by nobody to be ready")
+        if p.poll() is not None:
+            lib.fail(f"the workload run by nobody ended ({p.returncode})")
+        pid, at = open(flag).read().split()
+        pid, at = int(pid), int(at, 16)
+        lib.wait_stopped(pid)
+        data = os.path.join(out, "r.data")
+        # the region is the process's own: nothing else moves it
+        truth = read_smaps(pid)
+        subprocess.run(NOBODY + [MEMSZ, "record", "-o", data, "-p", str(pid),
+                                 "--duration", "0"], check=True,
+                       stderr=subprocess.DEVNULL)
+        key = [k for k in truth if k != "rollup" and k[0] <= at < k[1]]
+        v = truth[key[0]] if key else {}
+        check(v.get("Private_Clean", 0) > 0,
+              "nobody: smaps counts pages read back from swap clean")
+        r = lib.mapping_rows(data, "rss,dirty").get(key[0] if key else None)
+        check(r is not None and int(r["dirty"]) == v.get("Private_Dirty") and
+              int(r["rss"]) == v.get("Rss"),
+              f"nobody: the region's DIRTY, RSS "
+              f"{(r['dirty'], r['rss']) if r else None} == smaps "
+              f"Private_Dirty, Rss {v.get('Private_Dirty')}, {v.get('Rss')}")
+    finally:
+        p.kill()
+        p.wait()
+
+
 def run_plain(tmp):
     """A process none of whose pages was ever swapped: no note."""
     p = subprocess.Popen([sys.executable, "-c", "import os, signal; "
@@ -296,6 +363,7 @@ def main():
             lib.swap_file(tmp, "swap", SWAP_MB):
         run(tmp)
         run_plain(tmp)
+        run_nobody(tmp)
         run_cgroup(tmp)
     return lib.finish()
 
