@@ -295,37 +295,25 @@ open(sys.argv[1] + ".tmp", "w").write("%d %x" % (os.getpid(), at))
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 os.kill(os.getpid(), signal.SIGSTOP)
 """
-NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-# a python nobody may run (the tests' own may be under root's home)
-SYS_PYTHON = "/usr/bin/python3"
 
 
 def run_nobody(tmp):
     """Recorded without CAP_SYS_ADMIN (no page frames, no kpageflags):
     DIRTY of pages read back from swap is smaps' all the same."""
-    if not os.access(SYS_PYTHON, os.X_OK):
-        lib.skip_part(f"the recording by nobody: no {SYS_PYTHON}")
+    started = lib.start_as_nobody(tmp, NOBODY_WORKLOAD)
+    if not started:
         return
-    out = os.path.join(tmp, "nobody")
-    os.mkdir(out)
-    os.chmod(tmp, 0o755)
-    os.chmod(out, 0o777)
-    flag = os.path.join(out, "pid")
-    p = subprocess.Popen(NOBODY + [SYS_PYTHON, "-c", NOBODY_WORKLOAD, flag])
+    p, text, out = started
     try:
-        lib.wait_until(lambda: os.path.exists(flag) or p.poll() is not None,
-                       "the workload run by nobody to be ready")
-        if p.poll() is not None:
-            lib.fail(f"the workload run by nobody ended ({p.returncode})")
-        pid, at = open(flag).read().split()
+        pid, at = text.split()
         pid, at = int(pid), int(at, 16)
         lib.wait_stopped(pid)
         data = os.path.join(out, "r.data")
         # the region is the process's own: nothing else moves it
         truth = read_smaps(pid)
-        subprocess.run(NOBODY + [MEMSZ, "record", "-o", data, "-p", str(pid),
-                                 "--duration", "0"], check=True,
-                       stderr=subprocess.DEVNULL)
+        subprocess.run(lib.NOBODY + [MEMSZ, "record", "-o", data, "-p",
+                                     str(pid), "--duration", "0"],
+                       check=True, stderr=subprocess.DEVNULL)
         key = [k for k in truth if k != "rollup" and k[0] <= at < k[1]]
         v = truth[key[0]] if key else {}
         check(v.get("Private_Clean", 0) > 0,
