@@ -144,7 +144,10 @@ const struct opts_cmd report_cmd = {
 	     "--by relocs), shclean and shdirty (SHR CLEAN, SHR DIRTY:\n"
 	     "resident pages other processes map too), thp (THP: in\n"
 	     "PMD-mapped huge pages), locked (LOCKED: the PSS of locked\n"
-	     "mappings) and res (RES%: RSS / VM SIZE).\n",
+	     "mappings) and res (RES%: RSS / VM SIZE). Anonymous pages\n"
+	     "read back from swap or freed with MADV_FREE may be clean:\n"
+	     "then a mapping's dirty and shdirty are smaps', by mapping\n"
+	     "(a note says how much; within it, estimates).\n",
     .opts = report_opts,
     .col = VIEW_HELP_COL,
     .footer = VIEW_HELP_DEBUGINFOD,

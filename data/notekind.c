@@ -36,6 +36,7 @@ static const char *const kind_names[MD_NOTE__COUNT] = {
     [MD_NOTE_NO_MEMCG] = "no-memcg",
     [MD_NOTE_SHMEM_SWAP] = "shmem-swap",
     [MD_NOTE_SAMPLED] = "sampled",
+    [MD_NOTE_DIRTY_BY_MAPPING] = "dirty-by-mapping",
 };
 
 const char *md_note_kind_name(uint32_t kind)

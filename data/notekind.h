@@ -49,6 +49,9 @@ enum md_note_kind {
 				      counted (no cachestat, map_files
 				      refused) */
 	MD_NOTE_SAMPLED,	   /* events sampled 1 in N (--count N > 1) */
+	MD_NOTE_DIRTY_BY_MAPPING,  /* anonymous pages counted clean by
+				      smaps' dirty totals of their
+				      mappings, not page by page */
 	MD_NOTE__COUNT
 };
 

@@ -18,6 +18,7 @@ libmemsz_a_SOURCES += record/perf.c record/perf.h record/perf_int.h \
 	record/snap_pool.c record/snap_pool.h \
 	record/snap_images.c record/snap_images.h \
 	record/snap_shmswap.c record/snap_shmswap.h \
+	record/snap_dirty.c record/snap_dirty.h \
 	record/events.c record/events.h \
 	record/session.c record/session.h record/session_int.h \
 	record/session_loop.c record/session_targets.c \

@@ -319,6 +319,60 @@ int procmaps_parse_unshared(FILE *f, const struct procmaps *m,
 	return smaps_done(f, line, h, n);
 }
 
+/* The smaps fields procmaps_parse_kb reads, by enum smaps_field. */
+static const struct {
+	const char *name; /* with its ':' */
+	size_t len;
+} smaps_fields[SMAPS_F__COUNT] = {
+    [SMAPS_F_RSS] = {"Rss:", 4},
+    [SMAPS_F_SHARED_CLEAN] = {"Shared_Clean:", 13},
+    [SMAPS_F_SHARED_DIRTY] = {"Shared_Dirty:", 13},
+    [SMAPS_F_PRIVATE_CLEAN] = {"Private_Clean:", 14},
+    [SMAPS_F_PRIVATE_DIRTY] = {"Private_Dirty:", 14},
+    [SMAPS_F_ANONYMOUS] = {"Anonymous:", 10},
+};
+
+int procmaps_parse_kb(FILE *f, const struct procmaps *m, struct smaps_kb *out)
+{
+	struct smaps_kb got;
+	char *line = NULL;
+	size_t cap = 0, cur = m->n;
+	unsigned seen = 0;
+	int n = 0, h;
+
+	errno = 0;
+	while ((h = smaps_next(f, m, &line, &cap, &cur)) == SMAPS_FIELD ||
+	       h == SMAPS_HEADER) {
+		if (h == SMAPS_HEADER || cur >= m->n) {
+			seen = 0;
+			continue;
+		}
+		if (!strncmp(line, "VmFlags:", 8)) {
+			/* the entry's last line: kept with every field */
+			if (seen == (1u << SMAPS_F__COUNT) - 1) {
+				out[cur] = got;
+				n++;
+			}
+			cur = m->n;
+			continue;
+		}
+		for (unsigned k = 0; k < SMAPS_F__COUNT; k++) {
+			int64_t kb;
+
+			if (strncmp(line, smaps_fields[k].name,
+				    smaps_fields[k].len))
+				continue;
+			kb = smaps_kb(line, smaps_fields[k].len);
+			if (kb >= 0) {
+				got.kb[k] = (uint64_t)kb;
+				seen |= 1u << k;
+			}
+			break;
+		}
+	}
+	return smaps_done(f, line, h, n);
+}
+
 /* /proc/PID/maps prints a '\n' of a file's name as the four characters
  * "\012" (seq_file_path(m, file, "\n") escapes only '\n'; a backslash is
  * printed as it is), so a name holding the text "\012" prints the same.

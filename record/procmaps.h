@@ -55,6 +55,28 @@ int procmaps_parse_vmflags(FILE *f, struct procmaps *m);
  * malformed header line. */
 int procmaps_parse_unshared(FILE *f, const struct procmaps *m,
 			    uint8_t *unshared, uint64_t *anon_huge_kb);
+/* The fields of a mapping's smaps entry procmaps_parse_kb reads. */
+enum smaps_field {
+	SMAPS_F_RSS,
+	SMAPS_F_SHARED_CLEAN,
+	SMAPS_F_SHARED_DIRTY,
+	SMAPS_F_PRIVATE_CLEAN,
+	SMAPS_F_PRIVATE_DIRTY,
+	SMAPS_F_ANONYMOUS,
+	SMAPS_F__COUNT
+};
+
+/* A mapping's smaps fields, kB, by enum smaps_field. */
+struct smaps_kb {
+	uint64_t kb[SMAPS_F__COUNT];
+};
+
+/* Parse /proc/PID/smaps text from f and set out[i] (one per mapping of
+ * m, ordered) to the fields of each mapping i whose entry has the same
+ * start and end and every field; the others' are left as they are.
+ * Returns the number of mappings set or -MEMSZ_EBADDATA on a malformed
+ * header line. */
+int procmaps_parse_kb(FILE *f, const struct procmaps *m, struct smaps_kb *out);
 /* Read /proc/<pid>/maps (or /proc/<pid>/task/<tid>/maps when tid > 0).
  * Returns count or -errno (-ESRCH if the process is gone). */
 int procmaps_read(int pid, int tid, struct procmaps *out);

@@ -414,6 +414,9 @@ struct snapper {
 	 * asked yet, 1 none (no shmem page can be swapped out), 2 some */
 	bool shm_noted, shm_no_cachestat;
 	uint8_t shm_swap;
+	/* snap_dirty.c: set once /proc/vmstat said anonymous pages may be
+	 * clean (its counters only grow: never asked again) */
+	bool clean_anon;
 	size_t page_size;
 	unsigned page_shift;
 	uint32_t pmd_pages; /* pages a PMD maps (THP); 0: no THP */
@@ -516,6 +519,28 @@ struct shmswap_dev {
 	bool tmpfs;
 };
 
+/* A snapshot's anonymous pages counted dirty by smaps' totals of their
+ * mappings (snap_dirty.h). */
+struct snap_dirty {
+	/* per mapping, when smaps was read (else NULL): its smaps fields,
+	 * in pages; Rss UINT64_MAX where smaps had no entry */
+	struct smaps_kb *kb;
+	/* the mapping being written: on when its totals are used; the
+	 * pages of its Private_Dirty and Shared_Dirty its runs have not
+	 * yet taken (left_*), those its dirty file pages took past them
+	 * (over), and its present pages (rss) */
+	bool on, map_cleaned;
+	uint64_t left_p, left_s, over, rss;
+	/* the snapshot so far: anonymous pages counted clean, in how many
+	 * mappings; pages by which DIRTY and SHR DIRTY still differ from
+	 * smaps, in how many mappings; mappings whose resident pages
+	 * differ from smaps' Rss (the process ran between the reads) */
+	uint64_t cleaned, off;
+	uint32_t ncleaned, noff, nchanged;
+	struct md_run *runs; /* snap_dirty_apply's scratch */
+	size_t runs_cap;
+};
+
 /* A snapshot's look-ups of shmem pages swapped out (snap_shmswap.h). */
 struct snap_shmswap {
 	bool off; /* cannot be asked in this snapshot (map_files refused) */
@@ -594,6 +619,8 @@ struct snap_job {
 	bool hold_off;
 	/* the shmem pages swapped out (the flushing thread's) */
 	struct snap_shmswap shm;
+	/* anonymous pages dirty by smaps' totals (the flushing thread's) */
+	struct snap_dirty dirty;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	size_t next, flushed; /* under mu */

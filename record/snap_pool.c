@@ -10,6 +10,7 @@
 
 #include "record/snap_hold.h"
 #include "record/snap_kpage.h"
+#include "record/snap_dirty.h"
 #include "record/snap_share.h"
 #include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
@@ -413,12 +414,14 @@ static int slot_add_bits(const struct snapper *s, const struct snap_slot *sl)
  * (shmswap_fill; last: the mapping's last task). */
 static int slot_add(struct snap_job *j, struct snap_slot *sl, bool last)
 {
-	if (sl->nbits && !j->shm.on) {
+	if (sl->nbits && !j->shm.on && !snap_dirty_on(j)) {
 		j->shm.added = 0;
 		return slot_add_bits(j->s, sl);
 	}
 	if (sl->nbits)
 		slot_bits_runs(sl, j->s->page_shift);
+	/* anonymous pages dirty by smaps' totals (snap_dirty.h) */
+	snap_dirty_apply(j, sl);
 	shmswap_fill(j, sl->runs, sl->nruns, last);
 	return md_mapping_add(j->s->w, j->shm.out, j->shm.nout);
 }
@@ -452,6 +455,7 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 			return sl->ret;
 		if (t->flags & TASK_BEGIN) {
 			memset(a, 0, sizeof(*a));
+			snap_dirty_begin(j, t->vma);
 			ret = md_mapping_begin(s->w, m->start, m->end);
 			/* shmem swapped out: pagemap shows holes there */
 			if (!ret)
@@ -471,6 +475,7 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 			return ret;
 		if (!(t->flags & TASK_END))
 			continue;
+		snap_dirty_end(j, t->vma);
 		struct md_snap_mapping mr = {
 		    .start = m->start,
 		    .end = m->end,

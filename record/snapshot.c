@@ -17,6 +17,7 @@
 #include "record/snap_images.h"
 #include "record/snap_int.h"
 #include "record/snap_kpage.h"
+#include "record/snap_dirty.h"
 #include "record/snap_share.h"
 #include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
@@ -675,9 +676,15 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	ret = snap_begin(s, pid, seq, flags, maps.n);
 	if (ret < 0)
 		goto out;
+	/* smaps' dirty totals, where anonymous pages may be clean, read
+	 * while the target is held for the page walk */
+	snap_dirty_load(&j);
 	ret = snap_run(s, &j, pid, seq, ps.hwm, sfd, ids, st);
 	tell_decisions(s, &j, &ps, seq, ret);
 out:
+	ret2 = snap_dirty_finish(&j, seq, ret >= 0);
+	if (!ret)
+		ret = ret2;
 	snap_release(s);
 	snap_images_close_fds(s);
 	ret2 = md_writer_gather(s->w, false);

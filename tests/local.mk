@@ -339,6 +339,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2463-size-padding-fill.py \
 	tests/t2464-size-relocs-given-data.py \
 	tests/t2465-report-data-file-written.py \
+	tests/t2466-record-swapin-dirty.py \
 	tests/t2467-record-partial-kept.py \
 	tests/t2468-record-error-no-previous.py \
 	tests/t2469-report-pid-list.py \

@@ -44,9 +44,6 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check, smaps_vmas  # noqa: E402
 
 SWAP_MB = 128
-NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-# a python nobody may run (the tests' own may be under root's home)
-SYS_PYTHON = "/usr/bin/python3"
 
 # As nobody: a memfd, half paged out; says its pid in argv[1] once ready.
 NOBODY_WORKLOAD = r"""
@@ -243,30 +240,21 @@ def run(tmp):
 
 def run_nobody(tmp):
     """The note of a recording by nobody of nobody's memfd paged out."""
-    if not os.access(SYS_PYTHON, os.X_OK):
-        lib.skip_part(f"the note without CAP_SYS_ADMIN: no {SYS_PYTHON}")
+    started = lib.start_as_nobody(tmp, NOBODY_WORKLOAD)
+    if not started:
         return
-    out = os.path.join(tmp, "nobody")
-    os.mkdir(out)
-    os.chmod(tmp, 0o755)
-    os.chmod(out, 0o777)
-    flag = os.path.join(out, "pid")
-    p = subprocess.Popen(NOBODY + [SYS_PYTHON, "-c", NOBODY_WORKLOAD, flag])
+    p, text, out = started
     try:
-        lib.wait_until(lambda: os.path.exists(flag) or p.poll() is not None,
-                       "the workload run by nobody to be ready")
-        if p.poll() is not None:
-            lib.fail(f"the workload run by nobody ended ({p.returncode})")
-        pid = int(open(flag).read())
+        pid = int(text)
         lib.wait_stopped(pid)
         v = [v for v in smaps_vmas(pid) if "memsz-t2196-nobody" in v["last"]
              or v["last"] == "(deleted)"]
         check(any(x.get("Swap", 0) > 0 for x in v),
               "nobody: smaps shows Swap in the memfd mapping")
         data = os.path.join(out, "r.data")
-        subprocess.run(NOBODY + [MEMSZ, "record", "-o", data, "-p", str(pid),
-                                 "--duration", "0"], check=True,
-                       stderr=subprocess.DEVNULL)
+        subprocess.run(lib.NOBODY + [MEMSZ, "record", "-o", data, "-p",
+                                     str(pid), "--duration", "0"],
+                       check=True, stderr=subprocess.DEVNULL)
         dump = subprocess.run([MEMSZ, "dump", "-i", data], check=True,
                               capture_output=True, text=True).stdout
         notes = [ln for ln in dump.splitlines() if " NOTE " in ln and

@@ -370,6 +370,69 @@ static void test_unshared(void **state)
 	(void)state;
 }
 
+/* procmaps_parse_kb: each field of an entry with every field and the
+ * same start and end, in kB; an entry lacking one, or with another end,
+ * is left as it was. */
+static void test_parse_kb(void **state)
+{
+	static const char smaps[] =
+	    "00600000-00800000 rw-p 00000000 00:00 0 \n"
+	    "Size:               2048 kB\n"
+	    "Rss:                 400 kB\n"
+	    "Pss:                 300 kB\n"
+	    "Pss_Dirty:           200 kB\n"
+	    "Shared_Clean:         12 kB\n"
+	    "Shared_Dirty:         88 kB\n"
+	    "Private_Clean:       100 kB\n"
+	    "Private_Dirty:       200 kB\n"
+	    "Anonymous:           396 kB\n"
+	    "VmFlags: rd wr mr mw me ac\n"
+	    "00a00000-00c00000 rw-p 00000000 00:00 0 \n"
+	    "Rss:                   4 kB\n"
+	    "Shared_Clean:          0 kB\n"
+	    "Shared_Dirty:          0 kB\n"
+	    "Private_Clean:         0 kB\n"
+	    "Private_Dirty:         4 kB\n"
+	    "VmFlags: rd wr mr mw me ac\n"
+	    "7f0000400000-7f0000500000 rw-p 00000000 00:00 0 \n"
+	    "Rss:                   4 kB\n"
+	    "Shared_Clean:          0 kB\n"
+	    "Shared_Dirty:          0 kB\n"
+	    "Private_Clean:         0 kB\n"
+	    "Private_Dirty:         4 kB\n"
+	    "Anonymous:             4 kB\n"
+	    "VmFlags: rd wr mr mw me ac\n";
+	static const struct procmap maps[] = {
+	    {.start = 0x600000, .end = 0x800000},
+	    /* no Anonymous: line */
+	    {.start = 0xa00000, .end = 0xc00000},
+	    /* not the same end */
+	    {.start = 0x7f0000400000, .end = 0x7f0000480000},
+	};
+	struct smaps_kb kb[ARRAY_SIZE(maps)];
+	struct procmaps m = {0};
+	FILE *f = mem(smaps);
+
+	memset(kb, 0x55, sizeof(kb));
+	maps_of(&m, maps, ARRAY_SIZE(maps));
+	assert_int_equal(procmaps_parse_kb(f, &m, kb), 1);
+	fclose(f);
+	assert_int_equal(kb[0].kb[SMAPS_F_RSS], 400);
+	assert_int_equal(kb[0].kb[SMAPS_F_SHARED_CLEAN], 12);
+	assert_int_equal(kb[0].kb[SMAPS_F_SHARED_DIRTY], 88);
+	assert_int_equal(kb[0].kb[SMAPS_F_PRIVATE_CLEAN], 100);
+	assert_int_equal(kb[0].kb[SMAPS_F_PRIVATE_DIRTY], 200);
+	assert_int_equal(kb[0].kb[SMAPS_F_ANONYMOUS], 396);
+	for (size_t i = 1; i < ARRAY_SIZE(maps); i++)
+		for (size_t k = 0; k < SMAPS_F__COUNT; k++)
+			assert_true(kb[i].kb[k] == 0x5555555555555555ull);
+	f = mem("00400000-zz r-xp 00000000 08:01 99 /bin/true\n");
+	assert_int_equal(procmaps_parse_kb(f, &m, kb), -MEMSZ_EBADDATA);
+	fclose(f);
+	procmaps_free(&m);
+	(void)state;
+}
+
 /* The live maps of a stopped child (so `wc -l` and our read see the same
  * address space), every file mapping's name checked against the kernel's
  * own map_files link. */
@@ -493,10 +556,15 @@ static void test_live_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fixture),   cmocka_unit_test(test_order),
-	    cmocka_unit_test(test_malformed), cmocka_unit_test(test_read_error),
-	    cmocka_unit_test(test_vmflags),   cmocka_unit_test(test_unshared),
-	    cmocka_unit_test(test_live),      cmocka_unit_test(test_live_files),
+	    cmocka_unit_test(test_fixture),
+	    cmocka_unit_test(test_order),
+	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_read_error),
+	    cmocka_unit_test(test_vmflags),
+	    cmocka_unit_test(test_unshared),
+	    cmocka_unit_test(test_parse_kb),
+	    cmocka_unit_test(test_live),
+	    cmocka_unit_test(test_live_files),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -27,7 +27,7 @@ from .proc import (
     in_nanosleep, nmaps,
     smaps_vmas, smaps_inode_rss, smaps_rollup, all_rollups, cpu_state,
     all_cpu_states, is_kthread, children, stop_kill, stopped_child,
-    smaps_mapping)
+    smaps_mapping, NOBODY, SYS_PYTHON, start_as_nobody)
 from .record import (
     report, recording, jitmap_syms, jit_checks, next_tick,
     start_fault_loop, stop_after_tick, end_fault_loop, mapping_rows,
@@ -67,7 +67,8 @@ __all__ = [
     "nmaps", "smaps_vmas", "smaps_inode_rss",
     "smaps_rollup",
     "all_rollups", "cpu_state", "all_cpu_states", "is_kthread", "children",
-    "stop_kill", "stopped_child", "smaps_mapping", "report", "recording",
+    "stop_kill", "stopped_child", "smaps_mapping", "NOBODY", "SYS_PYTHON",
+    "start_as_nobody", "report", "recording",
     "jitmap_syms", "jit_checks", "next_tick", "start_fault_loop",
     "stop_after_tick", "end_fault_loop", "mapping_rows", "record_between",
     "mapping_row_checks", "checks_retried", "smaps_regions",

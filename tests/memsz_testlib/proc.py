@@ -8,6 +8,7 @@ schedstat, children; stopping and resuming a workload and waiting for it
 import os
 import re
 import signal
+import subprocess
 
 from .core import fail, skip_part, wait_until
 
@@ -311,3 +312,37 @@ def smaps_mapping(pid, path):
             if cur and m:
                 cur[2][m[1]] = int(m[2]) * 1024
     return cur
+
+
+# How a test runs a command as nobody, and a python nobody may run (the
+# tests' own may be under root's home)
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+SYS_PYTHON = "/usr/bin/python3"
+
+
+def start_as_nobody(tmp, script):
+    """Runs SYS_PYTHON -c script FLAG as nobody, FLAG a file in the new
+    directory tmp/nobody (all may write it; tmp opened to all) that the
+    script writes (renamed into place) once ready, and waits for it.
+    Returns (p, FLAG's text, the directory); p is killed if it ends or
+    fails first. None where SYS_PYTHON is missing (a skip_part)."""
+    if not os.access(SYS_PYTHON, os.X_OK):
+        skip_part(f"the part run by nobody: no {SYS_PYTHON}")
+        return None
+    out = os.path.join(tmp, "nobody")
+    os.mkdir(out)
+    os.chmod(tmp, 0o755)
+    os.chmod(out, 0o777)
+    flag = os.path.join(out, "pid")
+    p = subprocess.Popen(NOBODY + [SYS_PYTHON, "-c", script, flag])
+    try:
+        wait_until(lambda: os.path.exists(flag) or p.poll() is not None,
+                   "the workload run by nobody to be ready")
+        if p.poll() is not None:
+            fail(f"the workload run by nobody ended ({p.returncode})")
+        with open(flag) as f:
+            return p, f.read(), out
+    except BaseException:
+        p.kill()
+        p.wait()
+        raise
