@@ -3,7 +3,9 @@
  *
  * Every executable section is decoded once per image, whatever the
  * number of sources asking (a linear sweep; a byte that
- * cannot be decoded is stepped over; code of 1 MiB or more as four
+ * cannot be decoded is stepped over; the bytes of a data symbol, a table
+ * an assembly file keeps in .text, are not decoded, the sweep starting
+ * again at its end; code of 1 MiB or more as four
  * interleaved sweeps joined where they fall into step, see sweep()): the
  * common encodings (97 % of compiled code) by one lookup in
  * elf/x86dec.c's table (x86_decode_tab(), in chunks without a check
@@ -735,32 +737,6 @@ static void sweep_part(struct elfimg *img, const ZydisDecoder *dec,
 	}
 }
 
-/* Decode section s into sink: in a position-dependent executable
- * (ET_EXEC) with absolute references, but for Go's code, [golo, gohi)
- * if go (elf_go_text()), which is swept without. */
-static void sweep(struct elfimg *img, const ZydisDecoder *dec,
-		  const struct elf_section *s, const struct xrefvec *xv,
-		  struct refsink *sink, bool go, uint64_t golo, uint64_t gohi)
-{
-	uint64_t a, b;
-
-	if (img->type != ET_EXEC || !go) {
-		sweep_part(img, dec, s, xv, sink, 0, s->size,
-			   img->type == ET_EXEC);
-		return;
-	}
-	/* Go's code as offsets in s: [a, b) */
-	a = golo <= s->addr ? 0 : MIN(golo - s->addr, s->size);
-	b = gohi <= s->addr ? 0 : MIN(gohi - s->addr, s->size);
-	b = MAX(a, b);
-	if (a > 0)
-		sweep_part(img, dec, s, xv, sink, 0, a, true);
-	if (b > a)
-		sweep_part(img, dec, s, xv, sink, a, b, false);
-	if (b < s->size)
-		sweep_part(img, dec, s, xv, sink, b, s->size, true);
-}
-
 /* Is s a section of code the sweep decodes? */
 static bool is_code(const struct elf_section *s)
 {
@@ -768,16 +744,122 @@ static bool is_code(const struct elf_section *s)
 	       s->type == SHT_PROGBITS && s->size;
 }
 
+/* Where a sweep of an image decodes: position-dependent code
+ * (ET_EXEC) with absolute references, but for Go's code, [golo, gohi)
+ * if go (elf_go_text()), which is swept without; holes[0, nholes): the
+ * data symbols in code sections, sorted by start (sweep_holes()), which
+ * are not decoded. */
+struct sweepplan {
+	bool abs, go;
+	uint64_t golo, gohi;
+	struct elf_range *holes;
+	size_t nholes;
+};
+
+/* Decode bytes [from, to) of section s into sink, as plan says: Go's
+ * code without absolute references. */
+static void sweep_span(struct elfimg *img, const ZydisDecoder *dec,
+		       const struct elf_section *s, const struct xrefvec *xv,
+		       struct refsink *sink, const struct sweepplan *plan,
+		       uint64_t from, uint64_t to)
+{
+	uint64_t a, b;
+
+	if (!plan->abs || !plan->go) {
+		sweep_part(img, dec, s, xv, sink, from, to, plan->abs);
+		return;
+	}
+	/* Go's code as offsets in s, within [from, to): [a, b) */
+	a = plan->golo <= s->addr ? 0 : plan->golo - s->addr;
+	b = plan->gohi <= s->addr ? 0 : plan->gohi - s->addr;
+	a = MIN(MAX(a, from), to);
+	b = MIN(MAX(b, a), to);
+	if (a > from)
+		sweep_part(img, dec, s, xv, sink, from, a, true);
+	if (b > a)
+		sweep_part(img, dec, s, xv, sink, a, b, false);
+	if (b < to)
+		sweep_part(img, dec, s, xv, sink, b, to, true);
+}
+
+/* Decode section s into sink, as plan says, but for the bytes of the
+ * data symbols in it (plan->holes: tables an assembler file keeps in
+ * .text, whose bytes decode as instructions naming data they never
+ * refer to): the sweep stops at each one's start and starts again at
+ * its end, an instruction boundary as the symbol table says. */
+static void sweep(struct elfimg *img, const ZydisDecoder *dec,
+		  const struct elf_section *s, const struct xrefvec *xv,
+		  struct refsink *sink, const struct sweepplan *plan)
+{
+	uint64_t off = 0;
+	size_t h = 0;
+
+	while (off < s->size) {
+		uint64_t stop = s->size, next = s->size;
+		const struct elf_range *y;
+
+		/* the first hole that ends after off (sorted by start: none
+		 * before it starts after it), if it starts in s */
+		while (h < plan->nholes && plan->holes[h].end <= s->addr + off)
+			h++;
+		y = h < plan->nholes ? &plan->holes[h] : NULL;
+		if (y && y->start < span_end(s->addr, s->size)) {
+			stop = y->start <= s->addr ? 0 : y->start - s->addr;
+			stop = MAX(stop, off);
+			next = MIN(y->end - s->addr, s->size);
+		}
+		if (stop > off)
+			sweep_span(img, dec, s, xv, sink, plan, off, stop);
+		off = MAX(next, stop);
+	}
+}
+
+/* The data symbols (STT_OBJECT, STT_TLS) of all[0, nall)
+ * (elf_syms_load()'s order: SYM_VM first, by address) that start in a
+ * code section of img, as ranges sorted by start into *holes (caller
+ * frees; NULL if none) and *n. */
+static void sweep_holes(const struct elfimg *img, const struct sym *all,
+			size_t nall, struct elf_range **holes, size_t *n)
+{
+	size_t cap = 0, ncode = 0;
+	/* the code sections: a handful, each symbol checked against them */
+	const struct elf_section **code =
+	    xcalloc(img->nsecs ? img->nsecs : 1, sizeof(*code));
+
+	*holes = NULL;
+	*n = 0;
+	for (size_t k = 1; k < img->nsecs; k++)
+		if (is_code(&img->secs[k]))
+			code[ncode++] = &img->secs[k];
+	for (size_t i = 0; ncode && i < nall && all[i].where == SYM_VM; i++) {
+		const struct sym *y = &all[i];
+		bool in_code = false;
+
+		if (!y->data || !y->size)
+			continue;
+		for (size_t k = 0; k < ncode && !in_code; k++)
+			in_code = y->addr >= code[k]->addr &&
+				  y->addr - code[k]->addr < code[k]->size;
+		if (!in_code)
+			continue;
+		xgrow(holes, &cap, *n + 1, sizeof(**holes));
+		(*holes)[(*n)++] =
+		    (struct elf_range){y->addr, span_end(y->addr, y->size)};
+	}
+	free(code);
+}
+
 /* Decode every code section of img into sink (set up here: compact, and
  * the bases of img's cache, when the code and xv's data span fit in 32
- * bits). Returns 0 or a negative code. */
+ * bits), but for the data symbols of all[0, nall) in them. Returns 0 or a
+ * negative code. */
 static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
-		     struct refsink *sink)
+		     struct refsink *sink, const struct sym *all, size_t nall)
 {
 	struct elfimg_priv *pv = img->priv;
-	uint64_t lo = UINT64_MAX, hi = 0, golo, gohi;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct sweepplan plan = {.abs = img->type == ET_EXEC};
 	ZydisDecoder dec;
-	bool go;
 	int ret;
 
 	ret = xzy_decoder(&dec);
@@ -792,11 +874,12 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
 	pv->xref_code_base = lo;
 	pv->xref_data_base = xv->lo;
 	sink->compact = hi - lo <= UINT32_MAX && xv->hi - xv->lo <= UINT32_MAX;
-	go = elf_go_text(img, &golo, &gohi);
+	plan.go = elf_go_text(img, &plan.golo, &plan.gohi);
+	sweep_holes(img, all, nall, &plan.holes, &plan.nholes);
 	for (size_t i = 1; i < img->nsecs; i++)
 		if (is_code(&img->secs[i]))
-			sweep(img, &dec, &img->secs[i], xv, sink, go, golo,
-			      gohi);
+			sweep(img, &dec, &img->secs[i], xv, sink, &plan);
+	free(plan.holes);
 	/* to its size: the cache lives as long as img (the doubling's
 	 * slack was 0.5 MiB of libLLVM-14's peak RSS) */
 	if (sink->compact && pv->xref_cap > pv->nxref_raw) {
@@ -809,14 +892,15 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
 	return 0;
 }
 
-/* Decode every code section of img into xv: the references its
- * instructions make to data. The code is decoded once per image: the
- * references into the span of its data sections are kept in img's
- * private part, and each source replays them, in code order, against
- * its own labels (an image whose code or data spans 4 GiB or more is
- * decoded for each source). Returns 0 or a negative code. */
+/* Decode every code section of img into xv (but for the data symbols of
+ * all[0, nall) in it): the references its instructions make to data.
+ * The code is decoded once per image: the references into the span of
+ * its data sections are kept in img's private part, and each source
+ * replays them, in code order, against its own labels (an image whose
+ * code or data spans 4 GiB or more is decoded for each source). Returns
+ * 0 or a negative code. */
 static int collect_xrefs(struct elfimg *img, struct dualmap *out,
-			 struct xrefvec *xv)
+			 struct xrefvec *xv, const struct sym *all, size_t nall)
 {
 	struct elfimg_priv *pv = img->priv;
 	struct refsink sink = {.pv = pv};
@@ -825,7 +909,7 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 
 	data_sections(img, xv);
 	if (!pv->xref_swept) {
-		ret = sweep_all(img, xv, &sink);
+		ret = sweep_all(img, xv, &sink, all, nall);
 		if (ret < 0)
 			return ret;
 	}
@@ -897,6 +981,7 @@ static uint32_t first_referrer(const struct xrefvec *xv, size_t i, uint64_t end)
 }
 
 int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
+		  const struct sym *all, size_t nall,
 		  const struct elf_range *syms, size_t nsyms,
 		  struct elfsrc_stats *st)
 {
@@ -913,7 +998,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 			st->xref_unsupported = true;
 		return 0;
 	}
-	ret = collect_xrefs(img, out, &xv);
+	ret = collect_xrefs(img, out, &xv, all, nall);
 	if (ret == -MEMSZ_ENOLIB) {
 		/* the references are an addition: the map stands without */
 		if (st)

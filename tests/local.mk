@@ -241,6 +241,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1311-size-ppc64-code.py \
 	tests/t1312-size-debuglink-grows.py \
 	tests/t1313-size-arm-descriptors.py \
+	tests/t1314-size-disasm-text-objects.py \
 	tests/t1400-size-archive.py \
 	tests/t1401-size-sort-both.py \
 	tests/t2001-dump.sh \
