@@ -23,9 +23,7 @@ decoded as code):
   - no symbol owns a byte of blob.
 """
 import os
-import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -41,49 +39,25 @@ DATA = [("blob", 256), ("d_before", 64), ("d_after", 128)]
 FUNCS = {"f_before": "d_before", "f_after": "d_after"}
 LEAS = 4  # the instructions tab's bytes make, each naming blob
 
-ASM = """\t.text
-\t.globl f_before
-\t.type f_before, @function
-f_before:
-\tlea d_before(%%rip), %%rax
-\tret
-\t.size f_before, .-f_before
-\t.p2align 4
-\t.globl tab
-\t.type tab, @object
-tab:
-%s
-\t.byte 0x48, 0xb8
-\t.size tab, .-tab
-\t.globl f_after
-\t.type f_after, @function
-f_after:
-\tlea d_after(%%rip), %%rax
-\tret
-\t.size f_after, .-f_after
-\t.globl filler
-\t.type filler, @function
-filler:
-\t.fill 256, 1, 0x90
-\tret
-\t.size filler, .-filler
-\t.section .rodata
-\t.p2align 6
-%s
-\t.section .note.GNU-stack,"",@progbits
-"""
-
 
 def assembly():
-    """ASM with tab's bytes (LEAS times lea blob(%rip), %rax, as data)
-    and the objects of DATA."""
+    """f_before, tab (LEAS times lea blob(%rip), %rax, as data, and the
+    first two bytes of a movabs), f_after, 256 bytes of NOPs (the entry
+    point), then the objects of DATA in .rodata."""
     lea = "\t.byte 0x48, 0x8d, 0x05\n\t.long blob - (. + 4)"
-    data = []
+    out = ["\t.text",
+           *lib.asm_function("f_before", "lea d_before(%rip), %rax", "ret"),
+           "\t.p2align 4", "\t.globl tab", "\t.type tab, @object", "tab:",
+           *[lea] * LEAS, "\t.byte 0x48, 0xb8", "\t.size tab, .-tab",
+           *lib.asm_function("f_after", "lea d_after(%rip), %rax", "ret"),
+           *lib.asm_function("filler", ".fill 256, 1, 0x90", "ret"),
+           "\t.section .rodata", "\t.p2align 6"]
     for k, (name, size) in enumerate(DATA):
-        data += ["\t.type %s, @object" % name, "%s:" % name,
-                 "\t.fill %d, 1, %d" % (size, k + 1),
-                 "\t.size %s, %d" % (name, size)]
-    return ASM % ("\n".join([lea] * LEAS), "\n".join(data))
+        out += ["\t.type %s, @object" % name, "%s:" % name,
+                "\t.fill %d, 1, %d" % (size, k + 1),
+                "\t.size %s, %d" % (name, size)]
+    out.append('\t.section .note.GNU-stack,"",@progbits')
+    return "\n".join(out) + "\n"
 
 
 def tab_targets(prog):
@@ -136,12 +110,7 @@ def check_build(variant, full, stripped):
 
 
 def main():
-    if platform.machine() != "x86_64":
-        lib.skip("--disasm reads x86-64 code; this is %s"
-                 % platform.machine())
-    for tool in ("gcc", "as", "strip", "nm", "objdump"):
-        if not shutil.which(tool):
-            lib.skip("%s is not installed" % tool)
+    lib.need_x86_tools("gcc", "as", "strip", "nm", "objdump")
     tmp = tempfile.mkdtemp(prefix="memsz-t1314-")
     try:
         src = os.path.join(tmp, "t.s")
@@ -151,11 +120,7 @@ def main():
                 ("library", ["-shared"]),
                 ("static", ["-no-pie", "-static", "-Wl,-e,filler"])):
             full = os.path.join(tmp, variant + "-full")
-            r = subprocess.run(["gcc", "-nostdlib", *flags, "-o", full, src],
-                               capture_output=True, text=True)
-            if r.returncode:
-                lib.skip("gcc cannot build the assembly: %s"
-                         % r.stderr.strip()[-200:])
+            lib.build_asm(src, full, flags)
             stripped = os.path.join(tmp, variant)
             # the library keeps .dynsym only; the program loses its data
             # objects' symbols (it has no .dynsym)
