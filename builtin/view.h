@@ -125,7 +125,9 @@ enum {
 	 "data it refers to and no symbol or\n"                                \
 	 "unit covers goes to that code under\n"                               \
 	 "symbols, compileunits and inlines;\n"                                \
-	 "a data symbol in code is not decoded)",                              \
+	 "a data symbol in code is not decoded,\n"                             \
+	 "a mov immediate inside text is no\n"                                 \
+	 "address)",                                                           \
 	 NULL},                                                                \
 	{                                                                      \
 		0, "disasm", OPT_NOARG, NULL, VIEW_OPT_DISASM,                 \
