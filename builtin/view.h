@@ -124,7 +124,10 @@ enum {
 	 "do not decode x86-64 code (by default\n"                             \
 	 "data it refers to and no symbol or\n"                                \
 	 "unit covers goes to that code under\n"                               \
-	 "symbols, compileunits and inlines)",                                 \
+	 "symbols, compileunits and inlines;\n"                                \
+	 "a data symbol in code is not decoded,\n"                             \
+	 "a mov immediate inside text is no\n"                                 \
+	 "address)",                                                           \
 	 NULL},                                                                \
 	{                                                                      \
 		0, "disasm", OPT_NOARG, NULL, VIEW_OPT_DISASM,                 \

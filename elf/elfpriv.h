@@ -30,9 +30,10 @@ struct elfimg_priv {
 	int relocs_bad;
 	bool relocs_read;
 	/* elf/xrefs.c's cache: [instruction - code_base, target -
-	 * data_base] of the references its sweep of the code found, so that
-	 * a second source (compileunits then symbols) decodes nothing;
-	 * swept: filled. */
+	 * data_base] of the references its sweep of the code found (bit 31
+	 * of the first: the target is a MOV's immediate), so that a second
+	 * source (compileunits then symbols) decodes nothing; swept:
+	 * filled. */
 	uint32_t (*xref_raw)[2];
 	uint64_t xref_code_base, xref_data_base;
 	size_t nxref_raw, xref_cap;

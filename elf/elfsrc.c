@@ -436,8 +436,8 @@ static int source_symbols(struct elfimg *img, const struct elf_map_opts *opts,
 	if (st)
 		st->eh_unrelocated = left;
 	add_padding(img, lb, base, out, syms, elf_syms_count_vm(syms, n));
+	ret = disasm ? elf_xrefs_add(img, base, out, syms, n, NULL, 0, st) : 0;
 	free(syms);
-	ret = disasm ? elf_xrefs_add(img, base, out, NULL, 0, st) : 0;
 	if (ret)
 		return ret;
 	/* the relocation entries of the data just given to code go with it
@@ -467,7 +467,7 @@ static int cu_xrefs(struct elfimg *img, struct dualmap *base,
 	for (size_t i = 0; i < n; i++)
 		r[i] = (struct elf_range){syms[i].addr,
 					  syms[i].addr + syms[i].size};
-	ret = elf_xrefs_add(img, base, out, r, n, st);
+	ret = elf_xrefs_add(img, base, out, syms, n, r, n, st);
 	free(r);
 	return ret;
 }

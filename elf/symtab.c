@@ -287,6 +287,7 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 	out->size = size;
 	out->name = t->names + sym.st_name;
 	out->rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+	out->data = type == STT_OBJECT || type == STT_TLS;
 	out->where = where;
 	return 1;
 }
@@ -313,6 +314,7 @@ static bool opd_code_sym(const struct elf_opd *opd, const struct sym *one,
 		return false;
 	code->name = one->name;
 	code->rank = one->rank;
+	code->data = false;
 	code->where = SYM_VM;
 	return true;
 }

@@ -20,7 +20,8 @@ enum sym_where { SYM_VM, SYM_FILE, SYM_NONE };
 struct sym {
 	uint64_t addr, size; /* VM range; SYM_FILE: file offset, size */
 	const char *name;
-	int rank; /* GLOBAL 0, WEAK 1, others 2 */
+	uint8_t rank; /* GLOBAL 0, WEAK 1, others 2 */
+	bool data;    /* STT_OBJECT or STT_TLS: no code (elf/xrefs.c) */
 	enum sym_where where;
 };
 

@@ -594,28 +594,28 @@ uint8_t x86_fast_entry(unsigned page, unsigned op, unsigned m)
 	return e;
 }
 
-bool x86_insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
-		     uint64_t *t)
+enum x86_kind x86_insn_target(const struct x86_insn *in, uint64_t addr,
+			      bool abs, uint64_t *t)
 {
 	if (in->modrm && in->disp_size) {
 		if (in->mod == 0 && in->rm == 5) {
 			*t = addr + in->len + (uint64_t)in->disp;
-			return true;
+			return X86_K_MEM;
 		}
 		if (abs && in->mod == 0 && in->rm == 4 && in->sib &&
 		    in->sib_base == 5 && !in->fs_gs) {
 			*t = (uint64_t)in->disp;
-			return true;
+			return X86_K_MEM;
 		}
 	} else if (abs && in->disp_size && !in->fs_gs) {
 		*t = (uint64_t)in->disp; /* moffs: mov al, [addr] */
-		return true;
+		return X86_K_MEM;
 	}
 	if (abs && movi(in)) {
 		*t = in->imm;
-		return true;
+		return X86_K_IMM;
 	}
-	return false;
+	return X86_K_NONE;
 }
 
 /* The length of the multi-byte NOP compilers and assemblers pad code
@@ -662,16 +662,16 @@ static size_t pad_nop_len(const uint8_t *p, size_t n)
 }
 
 size_t x86_decode_ref_slow(const uint8_t *p, size_t n, uint64_t addr, bool abs,
-			   bool *ref, uint64_t *t)
+			   enum x86_kind *kind, uint64_t *t)
 {
 	struct x86_insn in;
 	size_t len = pad_nop_len(p, n);
 
 	if (len) {
-		*ref = false;
+		*kind = X86_K_NONE;
 		return len;
 	}
 	len = x86_decode_fast(p, n, &in);
-	*ref = len && x86_insn_target(&in, addr, abs, t);
+	*kind = len ? x86_insn_target(&in, addr, abs, t) : X86_K_NONE;
 	return len;
 }

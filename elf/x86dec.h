@@ -38,13 +38,19 @@ struct x86_insn {
  * ModRM byte in many forms). */
 size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in);
 
+/* How an instruction names an address: not at all, by a memory operand
+ * (relative to RIP, or absolute), or by a MOV's immediate (a number that
+ * may be an address or not: elf/xrefs.c weighs it). */
+enum x86_kind { X86_K_NONE, X86_K_MEM, X86_K_IMM };
+
 /* The address the instruction in (decoded at addr) names, into *t:
  * memory relative to RIP (next + disp), and with abs (position-dependent
  * code) a memory operand without base register and without FS/GS, a
- * moffs, or a MOV's 32- or 64-bit immediate. Returns false if it names
- * none: most instructions, told from the raw fields alone. */
-bool x86_insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
-		     uint64_t *t);
+ * moffs (X86_K_MEM), or a MOV's 32- or 64-bit immediate (X86_K_IMM), in
+ * that order. Returns X86_K_NONE if it names none: most instructions,
+ * told from the raw fields alone. */
+enum x86_kind x86_insn_target(const struct x86_insn *in, uint64_t addr,
+			      bool abs, uint64_t *t);
 
 /* The VEX table (x86vex.c), [map - 1][pp: none, 66, F3, F2][opcode]:
  * 0 where x86_decode_fast() leaves the opcode to Zydis, else a mask of
@@ -125,7 +131,7 @@ uint8_t x86_fast_entry(unsigned page, unsigned op, unsigned m);
  * NOP told by its bytes (no reference), else by x86_decode_fast() and
  * x86_insn_target(). */
 size_t x86_decode_ref_slow(const uint8_t *p, size_t n, uint64_t addr, bool abs,
-			   bool *ref, uint64_t *t);
+			   enum x86_kind *kind, uint64_t *t);
 
 /* The little-endian 32-bit value at p, sign-extended; 64-bit value. */
 static inline int64_t x86_get_s32(const uint8_t *p)
@@ -145,13 +151,14 @@ static inline uint64_t x86_get_u64(const uint8_t *p)
 }
 
 /* x86_decode_tab()'s answer: the instruction's length and whether it
- * names an address (ref: X86_REF if so, else 0), that address then in t;
+ * names an address (ref: X86_REF if so, else 0), that address then in t,
+ * and imm if it is a MOV's immediate (x86_insn_target()'s X86_K_IMM);
  * none at all (not ok) where the table does not answer. 16 bytes:
  * returned in registers. */
 struct x86_ref {
 	uint64_t t;
 	uint32_t len;
-	uint8_t ok, ref;
+	uint8_t ok, ref, imm;
 };
 /* x86_ref.ref of an instruction that names an address: the table's
  * X86_RIP bit as it is, so that position-independent code's answer
@@ -196,6 +203,7 @@ x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
 	rip_t = addr + r.len + (uint64_t)x86_get_s32(p + at);
 	if (!abs) {
 		r.ref = e & X86_REF;
+		r.imm = 0;
 		r.t = rip_t;
 		return r;
 	}
@@ -210,30 +218,33 @@ x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
 	at = e & X86_MOVI ? r.len - (w8 ? 8 : 4) : 0;
 	imm_t = w8 ? x86_get_u64(p + at) : (uint64_t)x86_get_s32(p + at);
 	r.ref = (e & (X86_RIP | X86_MOVI)) || sib5 ? X86_REF : 0;
+	r.imm = ((e & (X86_RIP | X86_MOVI)) == X86_MOVI) & !sib5;
 	r.t = e & X86_RIP ? rip_t : sib5 ? sib_t : imm_t;
 	return r;
 }
 
 /* The length of the instruction at p (n bytes available) decoded at addr,
- * and whether it names an address (*ref), that address then into *t: as
+ * and how it names an address (*kind), that address then into *t: as
  * x86_decode_fast() and x86_insn_target() answer (length 0 where
  * x86_decode_fast() gives none: ask Zydis); most instructions by
  * x86_decode_tab(). Thread-safe. */
 static inline __attribute__((always_inline)) size_t
-x86_decode_ref(const uint8_t *p, size_t n, uint64_t addr, bool abs, bool *ref,
-	       uint64_t *t)
+x86_decode_ref(const uint8_t *p, size_t n, uint64_t addr, bool abs,
+	       enum x86_kind *kind, uint64_t *t)
 {
 	struct x86_ref r;
 
 	if (n >= X86_FAST_READ) {
 		r = x86_decode_tab(p, addr, abs);
 		if (r.ok) {
-			*ref = r.ref != 0;
+			*kind = !r.ref	? X86_K_NONE
+				: r.imm ? X86_K_IMM
+					: X86_K_MEM;
 			*t = r.t;
 			return r.len;
 		}
 	}
-	return x86_decode_ref_slow(p, n, addr, abs, ref, t);
+	return x86_decode_ref_slow(p, n, addr, abs, kind, t);
 }
 
 #endif

@@ -3,7 +3,9 @@
  *
  * Every executable section is decoded once per image, whatever the
  * number of sources asking (a linear sweep; a byte that
- * cannot be decoded is stepped over; code of 1 MiB or more as four
+ * cannot be decoded is stepped over; the bytes of a data symbol, a table
+ * an assembly file keeps in .text, are not decoded, the sweep starting
+ * again at its end; code of 1 MiB or more as four
  * interleaved sweeps joined where they fall into step, see sweep()): the
  * common encodings (97 % of compiled code) by one lookup in
  * elf/x86dec.c's table (x86_decode_tab(), in chunks without a check
@@ -17,7 +19,11 @@
  * executable (ET_EXEC) so do a memory operand without base register
  * (SIB base 5 under mod 0, as in "jmp *TABLE(,%rax,8)", or a moffs) and
  * the 32- or 64-bit immediate of a mov ("mov $STRING, %edi"), except in
- * a Go program's own code (elf_go_text()). A target in a loaded non-code
+ * a Go program's own code (elf_go_text()). An immediate is a number that
+ * may be no address: a target only immediates name is weighed against
+ * the bytes there (str_probe()): inside text it is dropped (V8's root
+ * indexes, OpenSSL's error codes), at the start of a string its range
+ * ends after the string's NUL. A target in a loaded non-code
  * section that no label covers yet (string literals, switch tables, constants
  * no symbol describes) starts a range given to the label of the referring
  * instruction (its symbol, compile unit or line): the range runs to the next
@@ -81,21 +87,43 @@ struct xrefvec {
 	 * order that does (the targets are asked in increasing order) */
 	bool apart;
 	size_t last;
+	/* where a string an immediate alone names ends (str_probe()), in
+	 * increasing order: the range it starts ends there; kstop: the first
+	 * after the target target_end() asked last */
+	uint64_t *stops;
+	size_t nstops, stopcap, kstop;
 };
 
+/* In a sweep's [instruction, target] (position-dependent code only,
+ * whose code lies below 2^63: sweep_all()), the instruction's bit 63 says
+ * that the target is a MOV's immediate (X86_K_IMM), a number that may be
+ * no address; in img's cache ([instruction - code_base, target -
+ * data_base], the code less than 2 GiB long), bit 31. */
+#define XREF_IMM ((uint64_t)1 << 63)
+#define XREF_RAW_IMM ((uint32_t)1 << 31)
+
 /* The references a sweep kept, in code order: wide ([instruction,
- * target]) or img's cache (compact, from the bases). */
+ * target]; imm_bit: XREF_IMM in position-dependent code, else 0) or
+ * img's cache (compact, from the bases). */
 struct refsrc {
 	const uint64_t (*wide)[2];
 	const uint32_t (*raw)[2];
 	size_t n;
-	uint64_t code_base, data_base;
+	uint64_t code_base, data_base, imm_bit;
 };
 
 /* The address of the instruction of reference i of src. */
 static uint64_t refsrc_code(const struct refsrc *src, size_t i)
 {
-	return src->wide ? src->wide[i][0] : src->code_base + src->raw[i][0];
+	return src->wide ? src->wide[i][0] & ~src->imm_bit
+			 : src->code_base + (src->raw[i][0] & ~XREF_RAW_IMM);
+}
+
+/* Is the target of reference i of src a MOV's immediate? */
+static bool refsrc_imm(const struct refsrc *src, size_t i)
+{
+	return src->wide ? (src->wide[i][0] & src->imm_bit) != 0
+			 : (src->raw[i][0] & XREF_RAW_IMM) != 0;
 }
 
 /* The target of reference i of src. */
@@ -228,21 +256,174 @@ static void data_sections(const struct elfimg *img, struct xrefvec *xv)
 	xv->last = xv->nds;
 }
 
+/* An immediate's target is read as text over this many bytes at most
+ * (str_probe()): a run of text bytes this long is text, whatever
+ * follows */
+#define XREF_TEXT 4096
+/* A string an immediate names starts with this many text bytes or more
+ * (str_probe()): binary data may start with one and a zero (Python's
+ * marshalled code, "c\0\0\0", a UTF-16 or UTF-32 string) */
+#define XREF_STR_MIN 2
+/* the window str_probe() reads data through, and how far ahead it reads
+ * on a miss */
+#define XREF_PROBE_WINDOW (64 * 1024)
+#define XREF_PROBE_AHEAD 4096
+
+/* Where the target of an immediate lies in text (str_probe()) */
+enum strpos {
+	STR_NONE,   /* in no string: it stands as an address */
+	STR_START,  /* a string's first byte */
+	STR_INSIDE, /* after a string's first byte: no address */
+};
+
+/* Is c a byte of text: printable ASCII, tab, newline, carriage
+ * return? */
+static bool text_byte(uint8_t c)
+{
+	return (c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* What str_probe() reads the data sections with, and the run of text it
+ * read last: [a, z) are text bytes of section d, and at z lies a NUL
+ * (nul), another byte or d's end (done), or bytes not read yet
+ * (neither). */
+struct strprobe {
+	struct elf_window w;
+	const struct elf_section *d;
+	uint64_t a, z;
+	bool nul, done;
+};
+
+/* The bytes of section d (PROGBITS) from VM address at on, at least one
+ * and *avail of them, read through p's window; NULL if the file ends
+ * first. */
+static const uint8_t *probe_bytes(struct strprobe *p,
+				  const struct elf_section *d, uint64_t at,
+				  size_t *avail)
+{
+	uint64_t left = d->addr + d->size - at,
+		 off = d->offset + (at - d->addr);
+	size_t len = (size_t)MIN(left, (uint64_t)64);
+	const uint8_t *b =
+	    elf_window_get_ahead(&p->w, off, len, XREF_PROBE_AHEAD);
+
+	if (b)
+		*avail = (size_t)MIN(left, p->w.off + p->w.len - off);
+	return b;
+}
+
+/* a string's end rounded up to this many bytes over the NULs that pad
+ * it (str_padded()) */
+#define XREF_STR_ALIGN 8
+
+/* The end of the NULs after a string's end at (a VM address of section
+ * d) up to the next multiple of XREF_STR_ALIGN: the padding a compiler
+ * puts between strings (GCC aligns a string of 31 bytes or more to 8)
+ * goes with the string, as its range would have it without the string's
+ * end. */
+static uint64_t str_padded(struct strprobe *p, const struct elf_section *d,
+			   uint64_t at)
+{
+	const uint8_t *b;
+	size_t avail, i = 0;
+
+	if (at % XREF_STR_ALIGN == 0 || at >= d->addr + d->size)
+		return at;
+	b = probe_bytes(p, d, at, &avail);
+	while (b && i < avail && (at + i) % XREF_STR_ALIGN && !b[i])
+		i++;
+	return at + i;
+}
+
+/* Where VM address t of data section d lies in text, when only MOV
+ * immediates name it (a number that may be no address: V8's root indexes
+ * and OpenSSL's error codes land in .rodata by chance): STR_INSIDE if the
+ * byte before it is text and the bytes from it on are text up to a NUL
+ * (it may be that NUL) or for XREF_TEXT bytes; STR_START if the byte
+ * before it is none (or t is d's first) and XREF_STR_MIN text bytes or
+ * more and a NUL follow, its end then (after the NUL and the NULs that
+ * pad it: str_padded()) into *end; STR_NONE
+ * else (a file that ends before the section reads as no text). The
+ * targets are asked in increasing order: a run of text read for one
+ * serves the next ones in it, so that every byte is read once. */
+static enum strpos str_probe(struct strprobe *p, const struct elf_section *d,
+			     uint64_t t, uint64_t *end)
+{
+	const uint8_t *b;
+	size_t avail, i, lim;
+
+	if (d->type != SHT_PROGBITS)
+		return STR_NONE;
+	/* a new run unless the byte before t is in the last one */
+	if (p->d != d || p->a >= t || t > p->z) {
+		p->d = d;
+		p->a = p->z = t;
+		p->nul = p->done = false;
+		if (t > d->addr) {
+			b = probe_bytes(p, d, t - 1, &avail);
+			if (!b) {
+				p->done = true;
+				return STR_NONE;
+			}
+			if (text_byte(b[0]))
+				p->a = t - 1;
+		}
+	}
+	while (!p->nul && !p->done && p->z - t < XREF_TEXT) {
+		if (p->z >= d->addr + d->size) {
+			p->done = true;
+			break;
+		}
+		b = probe_bytes(p, d, p->z, &avail);
+		if (!b) {
+			p->done = true;
+			break;
+		}
+		lim = (size_t)MIN((uint64_t)avail, t + XREF_TEXT - p->z);
+		for (i = 0; i < lim && text_byte(b[i]); i++)
+			;
+		p->z += i;
+		if (i < lim) {
+			p->nul = b[i] == 0;
+			p->done = !p->nul;
+		}
+	}
+	if (p->a < t) /* the byte before t is text */
+		return p->nul || (!p->done && p->z - t >= XREF_TEXT)
+			   ? STR_INSIDE
+			   : STR_NONE;
+	if (p->nul && p->z - t >= XREF_STR_MIN) {
+		*end = str_padded(p, d, p->z + 1);
+		return STR_START;
+	}
+	return STR_NONE;
+}
+
+/* In refs_settle()'s references before they are settled, bit 31 of seq:
+ * the reference is a MOV's immediate (refsrc_imm()) */
+#define XREF_SEQ_IMM ((uint32_t)1 << 31)
+
 /* The references of src into xv's data span into xv, each with its rank
  * in code order (seq), sorted by target; then of those, the ones to
  * unlabelled data of a loaded section kept, each with the label of its
- * referrer. The targets are looked up in one walk over out->vm's
- * extents (tables not expanded), in target order, and the referrers in code
- * order, each near the one before (a lookup of each target in code order cost a
- * search per reference: the targets jump about). */
-static void refs_settle(struct dualmap *out, struct xrefvec *xv,
-			const struct refsrc *src)
+ * referrer. A target that only MOV immediates name (img is
+ * position-dependent) is read as text (str_probe()) unless it lies in one
+ * of syms[0, nsyms) (sorted by start): inside a string it is dropped, at
+ * a string's start the string's end is a stop (xv->stops) for the range
+ * it starts. The targets are looked up in one walk over out->vm's
+ * extents (tables not expanded), in target order, and the referrers in
+ * code order, each near the one before (a lookup of each target in code
+ * order cost a search per reference: the targets jump about). */
+static void refs_settle(struct elfimg *img, struct dualmap *out,
+			struct xrefvec *xv, const struct refsrc *src,
+			const struct elf_range *syms, size_t nsyms)
 {
-	/* ranks fit the 32 bits of seq: one reference per instruction at
-	 * most, and no code of 4 G instructions */
-	size_t n = MIN(src->n, (size_t)UINT32_MAX), ne, k = 0, nk = 0;
+	/* ranks fit the 31 bits of seq below XREF_SEQ_IMM: one reference per
+	 * instruction at most, and no code of 2 G instructions */
+	size_t n = MIN(src->n, (size_t)XREF_SEQ_IMM - 1), ne, k = 0, nk = 0;
 	size_t hint = 0;
 	const struct rmap_entry *e;
+	struct strprobe probe = {.d = NULL};
 	uint32_t *lab;
 	bool *kept;
 
@@ -252,23 +433,49 @@ static void refs_settle(struct dualmap *out, struct xrefvec *xv,
 		uint64_t t = refsrc_target(src, i);
 
 		if (t >= xv->lo && t < xv->hi)
-			xv->v[xv->n++] = (struct xref){t, (uint32_t)i, 0};
+			xv->v[xv->n++] = (struct xref){
+			    t,
+			    (uint32_t)i |
+				(refsrc_imm(src, i) ? XREF_SEQ_IMM : 0),
+			    0};
 	}
 	xrefs_sort(xv);
 	e = rmap_extents(out->vm, &ne);
 	kept = xcalloc(n ? n : 1, sizeof(*kept));
-	for (size_t i = 0; i < xv->n; i++) {
-		struct xref r = xv->v[i];
+	elf_window_init(&probe.w, img, XREF_PROBE_WINDOW);
+	/* each target's references, [i, j) */
+	for (size_t i = 0, j; i < xv->n; i = j) {
+		uint64_t t = xv->v[i].target, end;
+		uint32_t d;
+		bool imm = true;
 
-		while (k < ne && e[k].end <= r.target)
+		for (j = i; j < xv->n && xv->v[j].target == t; j++) {
+			imm = imm && (xv->v[j].seq & XREF_SEQ_IMM);
+			xv->v[j].seq &= ~XREF_SEQ_IMM;
+		}
+		while (k < ne && e[k].end <= t)
 			k++;
-		if ((k < ne && e[k].start <= r.target &&
-		     e[k].label != LABEL_NONE) ||
-		    !data_section(xv, r.target))
+		if ((k < ne && e[k].start <= t && e[k].label != LABEL_NONE) ||
+		    !(d = data_section(xv, t)))
 			continue;
-		kept[r.seq] = true;
-		xv->v[nk++] = r;
+		if (imm && !elf_range_holding(syms, nsyms, t)) {
+			enum strpos pos =
+			    str_probe(&probe, &img->secs[d], t, &end);
+
+			if (pos == STR_INSIDE)
+				continue;
+			if (pos == STR_START) {
+				xgrow(&xv->stops, &xv->stopcap, xv->nstops + 1,
+				      sizeof(*xv->stops));
+				xv->stops[xv->nstops++] = end;
+			}
+		}
+		for (size_t r = i; r < j; r++) {
+			kept[xv->v[r].seq] = true;
+			xv->v[nk++] = xv->v[r];
+		}
 	}
+	elf_window_free(&probe.w);
 	lab = xcalloc(n ? n : 1, sizeof(*lab));
 	for (size_t i = 0; i < n; i++)
 		if (kept[i])
@@ -367,7 +574,7 @@ stream_step(const struct sweepctx *x, struct stream *st, struct cursor *c,
 	    bool starts)
 {
 	const struct elf_section *s = x->s;
-	bool ref = false;
+	enum x86_kind kind = X86_K_NONE;
 	uint64_t off = c->off, t = 0;
 	struct x86_insn in;
 	const uint8_t *q;
@@ -388,18 +595,20 @@ stream_step(const struct sweepctx *x, struct stream *st, struct cursor *c,
 		st->starts[st->nstarts++] = off;
 	q = c->p + (off - c->base);
 	n = c->avail - (off - c->base);
-	len = x86_decode_ref(q, n, s->addr + off, x->abs, &ref, &t);
+	len = x86_decode_ref(q, n, s->addr + off, x->abs, &kind, &t);
 	if (!len) {
 		len = decode_zydis(x->dec, q, n, &in);
-		ref = len && x86_insn_target(&in, s->addr + off, x->abs, &t);
+		kind = len ? x86_insn_target(&in, s->addr + off, x->abs, &t)
+			   : X86_K_NONE;
 	}
 	/* written always, kept by the count: whether an instruction makes a
 	 * reference is no branch to predict */
 	if (st->nrefs == st->cap)
 		xgrow(&st->refs, &st->cap, st->nrefs + 1, sizeof(*st->refs));
-	st->refs[st->nrefs][0] = s->addr + off;
+	st->refs[st->nrefs][0] =
+	    (s->addr + off) | (kind == X86_K_IMM ? XREF_IMM : 0);
 	st->refs[st->nrefs][1] = t;
-	st->nrefs += ref & (t >= x->xv->lo) & (t < x->xv->hi);
+	st->nrefs += (kind != X86_K_NONE) & (t >= x->xv->lo) & (t < x->xv->hi);
 	c->off = off + (len ? len : 1);
 	return true;
 }
@@ -432,15 +641,17 @@ lane_slow(const struct sweepctx *x, const uint8_t *q, const uint8_t *wend,
 	size_t n = (size_t)(wend - q), len;
 	struct x86_insn in;
 	struct x86_ref r = {0};
-	bool ref = false;
+	enum x86_kind kind = X86_K_NONE;
 
-	len = x86_decode_ref_slow(q, n, addr, x->abs, &ref, &r.t);
+	len = x86_decode_ref_slow(q, n, addr, x->abs, &kind, &r.t);
 	if (!len) {
 		len = decode_zydis(x->dec, q, n, &in);
-		ref = len && x86_insn_target(&in, addr, x->abs, &r.t);
+		kind =
+		    len ? x86_insn_target(&in, addr, x->abs, &r.t) : X86_K_NONE;
 	}
 	r.len = len ? (uint32_t)len : 1;
-	r.ref = ref ? X86_REF : 0;
+	r.ref = kind != X86_K_NONE ? X86_REF : 0;
+	r.imm = kind == X86_K_IMM;
 	r.ok = true;
 	return r;
 }
@@ -549,8 +760,25 @@ static bool stream_ready(const struct sweepctx *x, struct stream *st,
 	return true;
 }
 
+/* Is the address the instruction at VM address a (in st's window)
+ * names a MOV's immediate (position-dependent code)? Asked again of the
+ * few instructions whose target lies in the data span (node: 180 k of
+ * 6.9 M), not told by lanes_run() for every one: that cost node's run
+ * 3 % more time. */
+static bool lane_imm(const struct sweepctx *x, const struct stream *st,
+		     uint64_t a)
+{
+	const uint8_t *q = st->c.p + (a - x->s->addr - st->c.base);
+	struct x86_ref r = x86_decode_tab(q, a, true);
+
+	if (!r.ok)
+		r = lane_slow(x, q, st->c.p + st->c.avail, a);
+	return r.imm;
+}
+
 /* Back from lanes_run(): st's cursor from l, and of the references l
- * wrote, those into the data span kept. */
+ * wrote, those into the data span kept (XREF_IMM set in those of a MOV's
+ * immediate). */
 static void lane_back(const struct sweepctx *x, struct stream *st,
 		      const struct lane *l)
 {
@@ -561,6 +789,9 @@ static void lane_back(const struct sweepctx *x, struct stream *st,
 		uint64_t a = st->refs[i][0] + delta, t = st->refs[i][1] + delta;
 
 		if (t >= x->xv->lo && t < x->xv->hi) {
+			/* the window still holds the chunk's bytes */
+			if (x->abs && lane_imm(x, st, a))
+				a |= XREF_IMM;
 			st->refs[st->nrefs][0] = a;
 			st->refs[st->nrefs++][1] = t;
 		}
@@ -606,13 +837,14 @@ static void streams_bulk(const struct sweepctx *x, struct stream *st, size_t ns,
 
 /* Where a sweep's references go, in code order: img's cache, each as
  * [instruction - code_base, target - data_base] in 32 bits (compact:
- * the code and the data span less than 4 GiB each), else a list of
+ * the code less than 2 GiB, the data span less than 4 GiB), else a list of
  * [instruction, target] replayed once, not cached. */
 struct refsink {
 	struct elfimg_priv *pv;
 	bool compact;
 	uint64_t (*wide)[2];
 	size_t nwide, wcap;
+	uint64_t imm_bit; /* the wide list's: refsrc's */
 };
 
 /* Append the kept references of the ns streams st to sink, freeing each
@@ -642,7 +874,9 @@ static void streams_keep(struct refsink *sink, struct stream *st, size_t ns)
 				continue;
 			}
 			pv->xref_raw[pv->nxref_raw][0] =
-			    (uint32_t)(r[0] - pv->xref_code_base);
+			    (uint32_t)((r[0] & ~XREF_IMM) -
+				       pv->xref_code_base) |
+			    (r[0] & XREF_IMM ? XREF_RAW_IMM : 0);
 			pv->xref_raw[pv->nxref_raw++][1] =
 			    (uint32_t)(r[1] - pv->xref_data_base);
 		}
@@ -663,6 +897,7 @@ static bool stream_join(const struct sweepctx *x, struct stream *st, size_t ns)
 {
 	const struct elf_section *s = x->s;
 	struct stream *cur = &st[0];
+	uint64_t imm_bit = x->abs ? XREF_IMM : 0;
 
 	for (size_t k = 1; k < ns; k++) {
 		struct stream *nx = &st[k];
@@ -691,7 +926,8 @@ static bool stream_join(const struct sweepctx *x, struct stream *st, size_t ns)
 		}
 		cur->kept = true;
 		while (nx->from < nx->nrefs &&
-		       nx->refs[nx->from][0] < s->addr + cur->c.off)
+		       (nx->refs[nx->from][0] & ~imm_bit) <
+			   s->addr + cur->c.off)
 			nx->from++;
 		cur = nx;
 	}
@@ -735,32 +971,6 @@ static void sweep_part(struct elfimg *img, const ZydisDecoder *dec,
 	}
 }
 
-/* Decode section s into sink: in a position-dependent executable
- * (ET_EXEC) with absolute references, but for Go's code, [golo, gohi)
- * if go (elf_go_text()), which is swept without. */
-static void sweep(struct elfimg *img, const ZydisDecoder *dec,
-		  const struct elf_section *s, const struct xrefvec *xv,
-		  struct refsink *sink, bool go, uint64_t golo, uint64_t gohi)
-{
-	uint64_t a, b;
-
-	if (img->type != ET_EXEC || !go) {
-		sweep_part(img, dec, s, xv, sink, 0, s->size,
-			   img->type == ET_EXEC);
-		return;
-	}
-	/* Go's code as offsets in s: [a, b) */
-	a = golo <= s->addr ? 0 : MIN(golo - s->addr, s->size);
-	b = gohi <= s->addr ? 0 : MIN(gohi - s->addr, s->size);
-	b = MAX(a, b);
-	if (a > 0)
-		sweep_part(img, dec, s, xv, sink, 0, a, true);
-	if (b > a)
-		sweep_part(img, dec, s, xv, sink, a, b, false);
-	if (b < s->size)
-		sweep_part(img, dec, s, xv, sink, b, s->size, true);
-}
-
 /* Is s a section of code the sweep decodes? */
 static bool is_code(const struct elf_section *s)
 {
@@ -768,16 +978,122 @@ static bool is_code(const struct elf_section *s)
 	       s->type == SHT_PROGBITS && s->size;
 }
 
+/* Where a sweep of an image decodes: position-dependent code
+ * (ET_EXEC) with absolute references, but for Go's code, [golo, gohi)
+ * if go (elf_go_text()), which is swept without; holes[0, nholes): the
+ * data symbols in code sections, sorted by start (sweep_holes()), which
+ * are not decoded. */
+struct sweepplan {
+	bool abs, go;
+	uint64_t golo, gohi;
+	struct elf_range *holes;
+	size_t nholes;
+};
+
+/* Decode bytes [from, to) of section s into sink, as plan says: Go's
+ * code without absolute references. */
+static void sweep_span(struct elfimg *img, const ZydisDecoder *dec,
+		       const struct elf_section *s, const struct xrefvec *xv,
+		       struct refsink *sink, const struct sweepplan *plan,
+		       uint64_t from, uint64_t to)
+{
+	uint64_t a, b;
+
+	if (!plan->abs || !plan->go) {
+		sweep_part(img, dec, s, xv, sink, from, to, plan->abs);
+		return;
+	}
+	/* Go's code as offsets in s, within [from, to): [a, b) */
+	a = plan->golo <= s->addr ? 0 : plan->golo - s->addr;
+	b = plan->gohi <= s->addr ? 0 : plan->gohi - s->addr;
+	a = MIN(MAX(a, from), to);
+	b = MIN(MAX(b, a), to);
+	if (a > from)
+		sweep_part(img, dec, s, xv, sink, from, a, true);
+	if (b > a)
+		sweep_part(img, dec, s, xv, sink, a, b, false);
+	if (b < to)
+		sweep_part(img, dec, s, xv, sink, b, to, true);
+}
+
+/* Decode section s into sink, as plan says, but for the bytes of the
+ * data symbols in it (plan->holes: tables an assembler file keeps in
+ * .text, whose bytes decode as instructions naming data they never
+ * refer to): the sweep stops at each one's start and starts again at
+ * its end, an instruction boundary as the symbol table says. */
+static void sweep(struct elfimg *img, const ZydisDecoder *dec,
+		  const struct elf_section *s, const struct xrefvec *xv,
+		  struct refsink *sink, const struct sweepplan *plan)
+{
+	uint64_t off = 0;
+	size_t h = 0;
+
+	while (off < s->size) {
+		uint64_t stop = s->size, next = s->size;
+		const struct elf_range *y;
+
+		/* the first hole that ends after off (sorted by start: none
+		 * before it starts after it), if it starts in s */
+		while (h < plan->nholes && plan->holes[h].end <= s->addr + off)
+			h++;
+		y = h < plan->nholes ? &plan->holes[h] : NULL;
+		if (y && y->start < span_end(s->addr, s->size)) {
+			stop = y->start <= s->addr ? 0 : y->start - s->addr;
+			stop = MAX(stop, off);
+			next = MIN(y->end - s->addr, s->size);
+		}
+		if (stop > off)
+			sweep_span(img, dec, s, xv, sink, plan, off, stop);
+		off = MAX(next, stop);
+	}
+}
+
+/* The data symbols (STT_OBJECT, STT_TLS) of all[0, nall)
+ * (elf_syms_load()'s order: SYM_VM first, by address) that start in a
+ * code section of img, as ranges sorted by start into *holes (caller
+ * frees; NULL if none) and *n. */
+static void sweep_holes(const struct elfimg *img, const struct sym *all,
+			size_t nall, struct elf_range **holes, size_t *n)
+{
+	size_t cap = 0, ncode = 0;
+	/* the code sections: a handful, each symbol checked against them */
+	const struct elf_section **code =
+	    xcalloc(img->nsecs ? img->nsecs : 1, sizeof(*code));
+
+	*holes = NULL;
+	*n = 0;
+	for (size_t k = 1; k < img->nsecs; k++)
+		if (is_code(&img->secs[k]))
+			code[ncode++] = &img->secs[k];
+	for (size_t i = 0; ncode && i < nall && all[i].where == SYM_VM; i++) {
+		const struct sym *y = &all[i];
+		bool in_code = false;
+
+		if (!y->data || !y->size)
+			continue;
+		for (size_t k = 0; k < ncode && !in_code; k++)
+			in_code = y->addr >= code[k]->addr &&
+				  y->addr - code[k]->addr < code[k]->size;
+		if (!in_code)
+			continue;
+		xgrow(holes, &cap, *n + 1, sizeof(**holes));
+		(*holes)[(*n)++] =
+		    (struct elf_range){y->addr, span_end(y->addr, y->size)};
+	}
+	free(code);
+}
+
 /* Decode every code section of img into sink (set up here: compact, and
  * the bases of img's cache, when the code and xv's data span fit in 32
- * bits). Returns 0 or a negative code. */
+ * bits), but for the data symbols of all[0, nall) in them. Returns 0 or a
+ * negative code. */
 static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
-		     struct refsink *sink)
+		     struct refsink *sink, const struct sym *all, size_t nall)
 {
 	struct elfimg_priv *pv = img->priv;
-	uint64_t lo = UINT64_MAX, hi = 0, golo, gohi;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct sweepplan plan = {.abs = img->type == ET_EXEC};
 	ZydisDecoder dec;
-	bool go;
 	int ret;
 
 	ret = xzy_decoder(&dec);
@@ -791,12 +1107,17 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
 		}
 	pv->xref_code_base = lo;
 	pv->xref_data_base = xv->lo;
-	sink->compact = hi - lo <= UINT32_MAX && xv->hi - xv->lo <= UINT32_MAX;
-	go = elf_go_text(img, &golo, &gohi);
+	/* room for XREF_IMM and XREF_RAW_IMM (see there): code above 2^63,
+	 * which no loader maps, is swept as position-independent */
+	plan.abs = plan.abs && hi <= XREF_IMM;
+	sink->compact = hi - lo < XREF_RAW_IMM && xv->hi - xv->lo <= UINT32_MAX;
+	sink->imm_bit = plan.abs ? XREF_IMM : 0;
+	plan.go = elf_go_text(img, &plan.golo, &plan.gohi);
+	sweep_holes(img, all, nall, &plan.holes, &plan.nholes);
 	for (size_t i = 1; i < img->nsecs; i++)
 		if (is_code(&img->secs[i]))
-			sweep(img, &dec, &img->secs[i], xv, sink, go, golo,
-			      gohi);
+			sweep(img, &dec, &img->secs[i], xv, sink, &plan);
+	free(plan.holes);
 	/* to its size: the cache lives as long as img (the doubling's
 	 * slack was 0.5 MiB of libLLVM-14's peak RSS) */
 	if (sink->compact && pv->xref_cap > pv->nxref_raw) {
@@ -809,14 +1130,16 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
 	return 0;
 }
 
-/* Decode every code section of img into xv: the references its
- * instructions make to data. The code is decoded once per image: the
- * references into the span of its data sections are kept in img's
- * private part, and each source replays them, in code order, against
- * its own labels (an image whose code or data spans 4 GiB or more is
- * decoded for each source). Returns 0 or a negative code. */
+/* Decode every code section of img into xv (but for the data symbols of
+ * all[0, nall) in it): the references its instructions make to data.
+ * The code is decoded once per image: the references into the span of
+ * its data sections are kept in img's private part, and each source
+ * replays them, in code order, against its own labels (an image whose
+ * code or data spans 4 GiB or more is decoded for each source). Returns
+ * 0 or a negative code. */
 static int collect_xrefs(struct elfimg *img, struct dualmap *out,
-			 struct xrefvec *xv)
+			 struct xrefvec *xv, const struct sym *all, size_t nall,
+			 const struct elf_range *syms, size_t nsyms)
 {
 	struct elfimg_priv *pv = img->priv;
 	struct refsink sink = {.pv = pv};
@@ -825,25 +1148,28 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 
 	data_sections(img, xv);
 	if (!pv->xref_swept) {
-		ret = sweep_all(img, xv, &sink);
+		ret = sweep_all(img, xv, &sink, all, nall);
 		if (ret < 0)
 			return ret;
 	}
 	if (sink.nwide || !pv->xref_swept)
-		src = (struct refsrc){.wide = sink.wide, .n = sink.nwide};
+		src = (struct refsrc){.wide = sink.wide,
+				      .n = sink.nwide,
+				      .imm_bit = sink.imm_bit};
 	else
 		src = (struct refsrc){.raw = pv->xref_raw,
 				      .n = pv->nxref_raw,
 				      .code_base = pv->xref_code_base,
 				      .data_base = pv->xref_data_base};
-	refs_settle(out, xv, &src);
+	refs_settle(img, out, xv, &src, syms, nsyms);
 	free(sink.wide);
 	return 0;
 }
 
 /* The end of the range the target of xv->v[i] gets (the first of its
  * run of equal targets; xv sorted): the next target, the next label of
- * the settled map's extents e[0, ne) or the end of its section, whichever
+ * the settled map's extents e[0, ne), the next stop (the end of a string
+ * only immediates name) or the end of its section, whichever
  * comes first. *k: the first extent that ends after the target asked
  * before (the targets are asked in increasing order). Asked as the
  * ranges are added, of the map frozen before the first add: a precomputed
@@ -865,6 +1191,11 @@ static uint64_t target_end(const struct elfimg *img, const struct rmap_entry *e,
 		(*k)++;
 	if (*k < ne && e[*k].start < end)
 		end = e[*k].start;
+	while (xv->kstop < xv->nstops &&
+	       xv->stops[xv->kstop] <= xv->v[i].target)
+		xv->kstop++;
+	if (xv->kstop < xv->nstops && xv->stops[xv->kstop] < end)
+		end = xv->stops[xv->kstop];
 	return elf_range_next(syms, nsyms, xv->v[i].target, end);
 }
 
@@ -897,6 +1228,7 @@ static uint32_t first_referrer(const struct xrefvec *xv, size_t i, uint64_t end)
 }
 
 int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
+		  const struct sym *all, size_t nall,
 		  const struct elf_range *syms, size_t nsyms,
 		  struct elfsrc_stats *st)
 {
@@ -913,7 +1245,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 			st->xref_unsupported = true;
 		return 0;
 	}
-	ret = collect_xrefs(img, out, &xv);
+	ret = collect_xrefs(img, out, &xv, all, nall, syms, nsyms);
 	if (ret == -MEMSZ_ENOLIB) {
 		/* the references are an addition: the map stands without */
 		if (st)
@@ -923,6 +1255,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 	if (ret < 0 || !xv.n) {
 		free(xv.v);
 		free(xv.ds);
+		free(xv.stops);
 		return ret;
 	}
 	/* the ranges end where the map held labels before any is added */
@@ -959,5 +1292,6 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 	rmap_thaw(out->vm);
 	free(xv.v);
 	free(xv.ds);
+	free(xv.stops);
 	return 0;
 }

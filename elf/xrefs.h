@@ -9,7 +9,9 @@
 /* When img is x86-64 (callers ask only with elf_map_opts.disasm): disassemble
  * its code and give each unlabelled data range that an instruction
  * addresses (RIP-relative; absolutely in ET_EXEC) to the label of that
- * instruction in out->vm (see xrefs.c), in VM and through base in file. A
+ * instruction in out->vm (see xrefs.c), in VM and through base in file. The
+ * data symbols (sym.data) of all[0, nall) (elf_syms_load()'s order; NULL if
+ * none) that lie in code sections are not decoded. A
  * target inside one of the nsyms symbol ranges syms (sorted by start; NULL if
  * none) gives the whole symbol instead (compileunits: a vtable no unit
  * describes goes to the unit of the code using it). Call after the source's own
@@ -20,6 +22,7 @@
  * (another source) replays the references kept in img's private part.
  * Returns 0, or -MEMSZ_ENOTSUP if Zydis refuses the 64-bit mode. */
 int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
+		  const struct sym *all, size_t nall,
 		  const struct elf_range *syms, size_t nsyms,
 		  struct elfsrc_stats *st);
 

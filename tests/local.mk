@@ -242,6 +242,9 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1312-size-debuglink-grows.py \
 	tests/t1317-size-same-file.py \
 	tests/t1313-size-arm-descriptors.py \
+	tests/t1314-size-disasm-text-objects.py \
+	tests/t1315-size-disasm-immediates.py \
+	tests/t1316-size-disasm-node-numbers.py \
 	tests/t1400-size-archive.py \
 	tests/t1401-size-sort-both.py \
 	tests/t2001-dump.sh \

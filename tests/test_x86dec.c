@@ -8,7 +8,8 @@
  * Zydis reports, and it must not answer where Zydis refuses the bytes;
  * x86_decode_ref() (the same answers, mostly from a table) must answer
  * where it does, with the same length and the address x86_insn_target()
- * finds in Zydis's fields, for position-independent and -dependent code.
+ * finds in Zydis's fields (and the same kind: memory operand or MOV
+ * immediate), for position-independent and -dependent code.
  * Checked over a linear sweep of the code of installed x86-64 binaries
  * (as xrefs.c sweeps), over pseudo-random bytes at every offset, over
  * every opcode and ModRM byte behind a few prefixes, over every VEX and
@@ -94,13 +95,16 @@ static void check_ref(const uint8_t *p, size_t n, size_t off, size_t fl,
 		      const struct x86_insn *z)
 {
 	for (int k = 0; k < 2; k++) {
-		bool abs = k, ref = false, fref, zref;
+		bool abs = k;
+		enum x86_kind ref = X86_K_NONE, fref, zref;
 		uint64_t t = 0, ft = 0, zt = 0;
 		size_t ll =
 		    x86_decode_ref(p + off, n - off, ADDR + off, abs, &ref, &t);
 
-		fref = fl && x86_insn_target(f, ADDR + off, abs, &ft);
-		zref = fl && zok && x86_insn_target(z, ADDR + off, abs, &zt);
+		fref =
+		    fl ? x86_insn_target(f, ADDR + off, abs, &ft) : X86_K_NONE;
+		zref = fl && zok ? x86_insn_target(z, ADDR + off, abs, &zt)
+				 : X86_K_NONE;
 		if (ll != fl || ref != fref || (ref && t != ft) ||
 		    ref != zref || (ref && t != zt)) {
 			print_error("at +%zx (abs %d): table len %zu ref %d "

@@ -5,11 +5,12 @@ with type units, DWARF by hand, or Fedora's MiniDebugInfo.
 """
 import csv
 import os
+import platform
 import re
 import shutil
 import subprocess
 
-from .core import MEMSZ, check, run_ok
+from .core import MEMSZ, check, run_ok, skip
 
 
 def bloaty_path():
@@ -21,6 +22,33 @@ def bloaty_path():
         if p and os.access(p, os.X_OK):
             return p
     return None
+
+
+def need_x86_tools(*tools):
+    """Skips the test unless this machine is x86-64 (--disasm decodes
+    x86-64 code only) and each of tools is on PATH."""
+    if platform.machine() != "x86_64":
+        skip("--disasm reads x86-64 code; this is %s" % platform.machine())
+    for tool in tools:
+        if not shutil.which(tool):
+            skip("%s is not installed" % tool)
+
+
+def asm_function(name, *insns):
+    """The assembly lines of a global function name (with its .type and
+    .size) made of the instructions insns."""
+    return ["\t.globl %s" % name, "\t.type %s, @function" % name,
+            "%s:" % name, *("\t" + i for i in insns),
+            "\t.size %s, .-%s" % (name, name)]
+
+
+def build_asm(src, out, flags):
+    """out built by gcc -nostdlib flags from the assembly file src; skips
+    the test if gcc cannot build it."""
+    r = subprocess.run(["gcc", "-nostdlib", *flags, "-o", out, src],
+                       capture_output=True, text=True)
+    if r.returncode:
+        skip("gcc cannot build the assembly: %s" % r.stderr.strip()[-200:])
 
 
 def lea_targets(prog, funcs):
