@@ -53,7 +53,9 @@ static const struct opt record_opts[] = {
      "(/dev/stdout, not also stderr nor CMD's output):\n"
      "written directly; refused without this option, and\n"
      "never through a symlink another user owns in a\n"
-     "sticky directory such as /tmp",
+     "sticky directory such as /tmp; a reader that stops\n"
+     "reading holds the traced targets until it reads or\n"
+     "SIGINT ends the recording",
      NULL},
     {'p', "pid", OPT_ARG, "PID,...", 'p',
      "attach to running processes (all their threads)\n"

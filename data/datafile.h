@@ -609,6 +609,17 @@ bool md_writer_direct(const struct md_writer *w);
 const char *md_writer_temp_path(const struct md_writer *w);
 /* Compress sample batches (default) or write them plain. */
 void md_writer_set_compress(struct md_writer *w, bool on);
+/* While a write to a direct output (md_writer_direct()) cannot go on
+ * (its reader reads nothing), call wait(arg, stalled_ns) every
+ * MD_WAIT_TICK_MS, stalled_ns the time since the last byte went out: 0
+ * waits on, a negative code fails the write with it (the writer stays
+ * failed). The write is interrupted by a timer that sends SIGALRM to the
+ * calling thread (caught by the writer while it is open): the session
+ * blocks its stop signals to read them from a signalfd, so nothing else
+ * would end a write that waits forever. */
+#define MD_WAIT_TICK_MS 100
+void md_writer_set_wait(struct md_writer *w,
+			int (*wait)(void *arg, uint64_t stalled_ns), void *arg);
 /* A JITMAP record: 1 to MD_JITMAP_MAX_SYMS symbols, each of size > 0
  * and not wrapping (else -EINVAL). */
 int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r);

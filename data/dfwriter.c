@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,31 +25,87 @@
 #include <linux/magic.h>
 #include <zstd.h>
 
-static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
+/* SIGALRM of the timer that interrupts a write (wait_arm): caught, so
+ * that the write returns (EINTR, or the bytes written), no SA_RESTART. */
+static void tick_caught(int sig)
 {
-	ssize_t w;
+	(void)sig;
+}
+
+/* Start (on) or stop the timer of w that interrupts a write every
+ * MD_WAIT_TICK_MS, made the first time (SIGALRM caught, unblocked in this
+ * thread). False if it cannot be: the write then waits as before. */
+static bool wait_arm(struct md_writer *w, bool on)
+{
+	struct itimerspec its = {0};
+
+	if (!w->has_timer) {
+		struct sigevent ev = {.sigev_notify = SIGEV_THREAD_ID,
+				      .sigev_signo = SIGALRM};
+		struct sigaction sa = {.sa_handler = tick_caught};
+		sigset_t alrm;
+
+		if (!on)
+			return false;
+		ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id */
+		if (sigaction(SIGALRM, &sa, &w->old_alrm) < 0)
+			return false;
+		if (timer_create(CLOCK_MONOTONIC, &ev, &w->timer) < 0) {
+			sigaction(SIGALRM, &w->old_alrm, NULL);
+			return false;
+		}
+		sigemptyset(&alrm);
+		sigaddset(&alrm, SIGALRM);
+		pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+		w->has_timer = true;
+	}
+	if (on)
+		its.it_value = its.it_interval =
+		    (struct timespec){.tv_nsec = MD_WAIT_TICK_MS * 1000000L};
+	return timer_settime(w->timer, 0, &its, NULL) == 0;
+}
+
+/* Write the n bytes of p to fd, *done of them written. A descriptor
+ * memsz was given may be non-blocking (-o /dev/stdout: a dup shares its
+ * flags with the parent's, an event loop's pipe): it waits until the
+ * reader makes room, as a blocking write would. For a direct output of
+ * w (NULL: none) with a wait hook, a write that waits is interrupted
+ * every tick and the hook asked whether to go on (md_writer_set_wait):
+ * a reader that stopped reading must not make memsz deaf to SIGINT while
+ * the targets it holds wait for it. */
+static int write_all(struct md_writer *w, int fd, const uint8_t *p, size_t n,
+		     size_t *done)
+{
+	bool watch = w && w->wait && w->direct && n && wait_arm(w, true);
+	uint64_t last = watch ? clock_ns(CLOCK_MONOTONIC) : 0;
+	int ret = 0;
+	ssize_t k;
 
 	*done = 0;
-	while (*done < n) {
-		w = write(fd, p + *done, n - *done);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			/* a descriptor memsz was given may be non-blocking
-			 * (-o /dev/stdout: a dup shares its flags with the
-			 * parent's, an event loop's pipe): wait until the
-			 * reader makes room, as a blocking write would */
-			if ((errno == EAGAIN || errno == EWOULDBLOCK) &&
-			    poll(&(struct pollfd){.fd = fd, .events = POLLOUT},
-				 1, -1) >= 0)
-				continue;
-			return -errno;
+	while (*done < n && !ret) {
+		k = write(fd, p + *done, n - *done);
+		if (k > 0) {
+			*done += (size_t)k;
+			if (watch)
+				last = clock_ns(CLOCK_MONOTONIC);
+		} else if (k == 0) {
+			ret = -ENOSPC;
+		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			if (poll(&(struct pollfd){.fd = fd, .events = POLLOUT},
+				 1, -1) < 0 &&
+			    errno != EINTR)
+				ret = -errno;
+		} else if (errno != EINTR) {
+			ret = -errno;
 		}
-		if (w == 0)
-			return -ENOSPC;
-		*done += (size_t)w;
+		/* cut short by the tick (EINTR, or part written) */
+		if (!ret && watch && *done < n)
+			ret = w->wait(w->wait_arg,
+				      clock_ns(CLOCK_MONOTONIC) - last);
 	}
-	return 0;
+	if (watch)
+		wait_arm(w, false);
+	return ret;
 }
 
 /* After a failed write of the batch p of nrec whole records of which
@@ -81,7 +139,7 @@ static int records_flush(struct md_writer *w)
 
 	if (w->err || !w->rb.len)
 		return w->err;
-	ret = write_all(w->fd, w->rb.p, w->rb.len, &done);
+	ret = write_all(w, w->fd, w->rb.p, w->rb.len, &done);
 	if (ret < 0) {
 		kept = keep_whole(w, w->rb.p, w->nrb, done, &n);
 		w->err = ret;
@@ -95,10 +153,11 @@ static int records_flush(struct md_writer *w)
 
 /* Write the n bytes of p, the part of a record after those written
  * already (*done of them), adding what reaches the file to *done. */
-static int write_part(int fd, const uint8_t *p, size_t n, size_t *done)
+static int write_part(struct md_writer *w, const uint8_t *p, size_t n,
+		      size_t *done)
 {
 	size_t d;
-	int ret = write_all(fd, p, n, &d);
+	int ret = write_all(w, w->fd, p, n, &d);
 
 	*done += d;
 	return ret;
@@ -134,11 +193,11 @@ int md_rec_commit_tail(struct md_writer *w, enum md_rec_type type,
 	ret = records_flush(w);
 	if (ret < 0)
 		return ret;
-	ret = write_part(w->fd, w->b.p, w->b.len, &done);
+	ret = write_part(w, w->b.p, w->b.len, &done);
 	if (!ret && n)
-		ret = write_part(w->fd, tail, n, &done);
+		ret = write_part(w, tail, n, &done);
 	if (!ret && pad)
-		ret = write_part(w->fd, zero, pad, &done);
+		ret = write_part(w, zero, pad, &done);
 	if (ret < 0) {
 		if (done && ftruncate(w->fd, (off_t)w->off) == 0)
 			(void)lseek(w->fd, (off_t)w->off, SEEK_SET);
@@ -377,8 +436,8 @@ static ssize_t copy_reads(int fd, loff_t in, int out)
 	while ((n = pread(fd, buf, sizeof(buf), in)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 ||
-		    write_all(out, (const uint8_t *)buf, (size_t)n, &done) < 0)
+		if (n < 0 || write_all(NULL, out, (const uint8_t *)buf,
+				       (size_t)n, &done) < 0)
 			return -1;
 		in += n;
 	}
@@ -553,7 +612,7 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	put_u64(hdr + HDR_MONO, clock_ns(CLOCK_MONOTONIC));
 	put_u32(hdr + HDR_PAGE_SIZE, (uint32_t)sysconf(_SC_PAGESIZE));
 	put_u32(hdr + HDR_CRC, md_header_crc(hdr, MD_HEADER_SIZE));
-	ret = write_all(fd, hdr, sizeof(hdr), &done);
+	ret = write_all(NULL, fd, hdr, sizeof(hdr), &done);
 	if (ret < 0) {
 		close(fd);
 		if (tmp && !unnamed)
@@ -748,6 +807,13 @@ void md_writer_set_compress(struct md_writer *w, bool on)
 	w->compress = on;
 }
 
+void md_writer_set_wait(struct md_writer *w,
+			int (*wait)(void *arg, uint64_t stalled_ns), void *arg)
+{
+	w->wait = wait;
+	w->wait_arg = arg;
+}
+
 /* The batch in w->sb as a PACKED record in w->zb: a zstd frame, or the
  * records as they are if zstd would not make them much smaller (or
  * failed). */
@@ -809,7 +875,7 @@ int md_samples_flush(struct md_writer *w)
 		/* the next batch's samples cannot refer to this one's */
 		stackref_reset(&w->stk);
 	}
-	ret = write_all(w->fd, out->p, out->len, &done);
+	ret = write_all(w, w->fd, out->p, out->len, &done);
 	if (ret < 0) {
 		/* a plain batch holds whole records: keep those written */
 		kept =
@@ -883,6 +949,10 @@ int md_writer_close(struct md_writer *w)
 		return 0;
 	writer_end(w);
 	ret = w->err;
+	if (w->has_timer) {
+		timer_delete(w->timer);
+		sigaction(SIGALRM, &w->old_alrm, NULL);
+	}
 	if (close(w->fd) && !ret)
 		ret = -errno;
 	if (w->tmp && !w->committed && !w->unnamed && !w->left)

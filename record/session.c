@@ -363,6 +363,7 @@ int session_open(const struct session_opts *o, struct session **out)
 	if (err < 0)
 		return rec_fail(r, err, "cannot open '%s': %s", r->path,
 				memsz_strerror(err));
+	md_writer_set_wait(r->w, rec_output_wait, r);
 	err = snapper_new(r->w, &r->sn.s);
 	if (err < 0)
 		return rec_fail(r, err, "cannot start snapshots: %s",
