@@ -803,8 +803,11 @@ void session_finish(struct session *r, struct session_stats *st)
 		rec_wfail(r, md_writer_commit(r->w));
 	/* A write error keeps path as it was; what was written up to the
 	 * error (its complete snapshots readable, the file cut short) is
-	 * kept beside it rather than thrown away. */
-	if (r->w && r->werr && snap_in_file(r) && !r->partial)
+	 * kept beside it rather than thrown away. A direct output (a pipe,
+	 * a device) has no file of its own to keep: its reader got what was
+	 * written, which the error line says. */
+	if (r->w && r->werr && !md_writer_direct(r->w) && snap_in_file(r) &&
+	    !r->partial)
 		keep_partial(r);
 	r->ended = true;
 	if (st)
