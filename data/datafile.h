@@ -534,12 +534,14 @@ int md_writer_open_flags(const char *path, unsigned flags,
 			 struct md_writer **out);
 /* The recording is valid: flush, append the END record, sync (only when
  * path exists and is not an empty file: no recording is replaced
- * otherwise), rename an existing non-empty path to path.old and the
- * temporary file to path.
- * Returns 0 or a negative code (then path and path.old are as they were,
- * unless only the second rename failed: path.old then holds the previous
- * recording). An unnamed file (MD_WRITER_UNNAMED) is linked as path
- * where path names nothing; else it is named first (see there). */
+ * otherwise), make path.old a hard link of an existing non-empty path
+ * (replacing path.old; renaming path to it where no hard link can be
+ * made) and rename the temporary file over path: path names a recording
+ * at every moment. Returns 0 or a negative code (then path is as it was,
+ * and path.old too unless only the last rename failed: path.old then
+ * holds the previous recording as well). An unnamed file
+ * (MD_WRITER_UNNAMED) is linked as path where path names nothing; else
+ * it is named first (see there). */
 int md_writer_commit(struct md_writer *w);
 /* Each md_write_* appends one record; returns 0 or -errno (e.g. -ENOSPC).
  * After an error the file still holds every complete earlier record. Once

@@ -695,6 +695,43 @@ static int dir_rename(const struct md_writer *w, const char *from,
 									: 0;
 }
 
+/* Make old (path.old) a hard link of the regular file at path, replacing
+ * what old names: a link under a name no file has (old.XXXXXX, chosen as
+ * temp_create chooses) renamed over old. path names the previous
+ * recording all along, and old its own previous file until the rename,
+ * this one after it: a memsz killed at any point leaves path readable
+ * (renaming path to old first left no path until the second rename).
+ * 0; 1 when the file system makes no hard link there (EPERM, EMLINK,
+ * EOPNOTSUPP: nothing done, path is to be renamed to old instead); or
+ * -errno (EISDIR: old is a directory), the link removed again. */
+static int link_old(const struct md_writer *w, const char *old)
+{
+	char *tmp = xasprintf("%s.XXXXXX", old);
+	int ret = -EEXIST;
+
+	for (int tries = 0; tries < 100 && ret == -EEXIST; tries++) {
+		temp_letters(tmp);
+		ret = linkat(w->dfd, in_dir(w, w->path), w->dfd, in_dir(w, tmp),
+			     0)
+			  ? -errno
+			  : 0;
+	}
+	if (ret == -EPERM || ret == -EMLINK || ret == -EOPNOTSUPP) {
+		free(tmp);
+		return 1;
+	}
+	if (ret < 0) {
+		free(tmp);
+		return ret;
+	}
+	ret = dir_rename(w, tmp, old);
+	/* gone unless the rename failed, or did nothing: old was a link of
+	 * path already (rename(2) leaves both names then) */
+	(void)unlinkat(w->dfd, in_dir(w, tmp), 0);
+	free(tmp);
+	return ret;
+}
+
 /* Rename from to to in w's directory unless to names something: 0,
  * -EEXIST (nothing renamed) or -errno. A file system without
  * RENAME_NOREPLACE gets a look first (a name made between the look and
@@ -724,7 +761,7 @@ static bool path_exists(const struct md_writer *w, struct stat *st)
 int md_writer_commit(struct md_writer *w)
 {
 	struct stat st;
-	bool exists;
+	bool exists, moved = false;
 	char *old = NULL;
 	int ret;
 
@@ -770,7 +807,13 @@ int md_writer_commit(struct md_writer *w)
 		if (ret < 0)
 			return w->err = ret;
 		old = xasprintf("%s.old", w->path);
-		ret = dir_rename(w, w->path, old);
+		/* path.old a link of path, then the new recording renamed
+		 * over path: path is never missing; where no hard link can
+		 * be made, path is renamed to path.old first */
+		ret = link_old(w, old);
+		moved = ret == 1;
+		if (moved)
+			ret = dir_rename(w, w->path, old);
 		if (ret < 0) {
 			w->err_path = old; /* the error is about it */
 			return w->err = ret;
@@ -778,7 +821,7 @@ int md_writer_commit(struct md_writer *w)
 	}
 	ret = dir_rename(w, w->tmp, w->path);
 	/* the previous recording back where it was: path as it was */
-	if (ret < 0 && old)
+	if (ret < 0 && moved)
 		(void)dir_rename(w, old, w->path);
 	free(old);
 	if (ret < 0)
