@@ -668,6 +668,8 @@ static void fill_stats(struct session *r, struct session_stats *st)
 	st->werr = r->werr;
 	st->werr_path = r->w ? md_writer_err_path(r->w) : r->o.path;
 	st->committed = !r->werr && r->sn.nsnaps;
+	st->complete = r->commit_failed;
+	st->cmd_stopped = r->cmd_stopped;
 	st->ntargets = r->tg.n + r->sc.ndenied;
 	st->direct = r->w && md_writer_direct(r->w);
 	st->partial = r->partial;
@@ -785,8 +787,10 @@ void session_finish(struct session *r, struct session_stats *st)
 	/* the batched samples now, so that the summary counts the file */
 	if (r->w)
 		rec_wfail(r, md_writer_flush(r->w));
-	if (r->werr && r->tr && !r->loop.got_exit)
+	if (r->werr && r->tr && !r->loop.got_exit) {
 		rec_stop_launched(r);
+		r->cmd_stopped = r->child > 0;
+	}
 	if (r->cap.lost && !r->werr) {
 		char *msg = xasprintf("%llu perf records lost",
 				      (unsigned long long)r->cap.lost);
@@ -800,7 +804,7 @@ void session_finish(struct session *r, struct session_stats *st)
 	if (r->w && !r->werr)
 		rec_wfail(r, md_writer_flush(r->w));
 	if (!r->werr && r->sn.nsnaps)
-		rec_wfail(r, md_writer_commit(r->w));
+		r->commit_failed = rec_wfail(r, md_writer_commit(r->w));
 	/* A write error keeps path as it was; what was written up to the
 	 * error (its complete snapshots readable, the file cut short) is
 	 * kept beside it rather than thrown away. A direct output (a pipe,

@@ -247,7 +247,9 @@ struct session {
 	char *partial;	 /* path.partial kept after a write error */
 	int partial_err; /* ... or why it could not be (thrown away) */
 	struct md_writer *w;
-	int werr; /* first write error */
+	int werr;	    /* first write error */
+	bool commit_failed; /* ... came from md_writer_commit() */
+	bool cmd_stopped;   /* ... and rec_stop_launched() ran */
 	uint64_t nevents;
 	struct tracer *tr; /* launched and attached targets */
 	int child;	   /* launched pid or 0 */
