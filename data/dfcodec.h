@@ -277,6 +277,7 @@ struct md_writer {
 	void *wait_arg;
 	bool has_timer;
 	timer_t timer;
+	int timer_tid; /* the thread it interrupts */
 	struct sigaction old_alrm;
 };
 

@@ -39,6 +39,9 @@ static bool wait_arm(struct md_writer *w, bool on)
 {
 	struct itimerspec its = {0};
 
+	/* the timer interrupts the thread that made it, and no other */
+	if (w->has_timer && w->timer_tid != gettid())
+		return false;
 	if (!w->has_timer) {
 		struct sigevent ev = {.sigev_notify = SIGEV_THREAD_ID,
 				      .sigev_signo = SIGALRM};
@@ -58,6 +61,7 @@ static bool wait_arm(struct md_writer *w, bool on)
 		sigaddset(&alrm, SIGALRM);
 		pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
 		w->has_timer = true;
+		w->timer_tid = gettid();
 	}
 	if (on)
 		its.it_value = its.it_interval =

@@ -171,9 +171,10 @@ int rec_output_wait(void *arg, uint64_t stalled_ns)
 	if (r->tr && !r->loop.stall_told) {
 		msg = xasprintf("'%s' is not read: the traced targets wait at "
 				"their next ptrace stop until it is "
-				"(SIGINT ends the recording and lets them "
-				"go)",
-				r->path);
+				"(SIGINT ends the recording%s)",
+				r->path,
+				r->child ? " and the command"
+					 : " and lets them go");
 		rec_say(r, true, msg);
 		free(msg);
 		r->loop.stall_told = true;
