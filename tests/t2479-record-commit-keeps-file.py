@@ -46,9 +46,14 @@ def read(path):
 def record(out, *prefix):
     """memsz record -o out -- true, behind the command prefix (strace);
     returns the CompletedProcess."""
+    env = None
+    if prefix:
+        # LeakSanitizer cannot run under ptrace (the sanitizer build)
+        env = dict(os.environ, ASAN_OPTIONS=os.environ.get(
+            "ASAN_OPTIONS", "") + ":detect_leaks=0")
     return subprocess.run([*prefix, MEMSZ, "record", "-o", out, "--",
                            "true"], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, env=env)
 
 
 def reads(out):
