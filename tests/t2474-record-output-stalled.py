@@ -11,10 +11,11 @@ its next ptrace stop (a leash with --faults, a fork or exit stop
 without), since memsz no longer ran its tracer.
 
 The test opens a FIFO for reading and never reads it (the reader that
-stopped), starts memsz on the workload stall_churn (two threads that
+stopped; once also memsz's stdout, a pipe, -o /dev/stdout), starts memsz on the workload stall_churn (two threads that
 map, touch and unmap 1 MiB in a loop; the main thread forks children
 that do the same and exit), waits for the events: memsz asleep in a pipe
 write (its wchan), a thread of the workload held by it (state 't').
+memsz must say once that the output is not read and the targets wait.
 Then it sends memsz SIGINT. memsz must exit non-zero, its last line
 saying the output stalled and that what the FIFO received is incomplete
 (nothing about a '.partial' file it cannot make there); the workload
@@ -82,9 +83,12 @@ def cpu_ticks(pid):
     return int(rest[11]) + int(rest[12])
 
 
-def one_case(tmp, churn, faults, launch):
+def one_case(tmp, churn, faults, launch, pipe=False):
+    """memsz on the workload, its output a FIFO the test never reads or,
+    with pipe, -o /dev/stdout, a pipe the test never reads."""
     what = (("launched" if launch else "attached") +
-            (", --faults" if faults else ", no --faults"))
+            (", --faults" if faults else ", no --faults") +
+            (", /dev/stdout" if pipe else ""))
     fifo = os.path.join(tmp, "out.fifo")
     if os.path.exists(fifo):
         os.remove(fifo)
@@ -94,7 +98,9 @@ def one_case(tmp, churn, faults, launch):
     rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     errf = open(os.path.join(tmp, "memsz.err"), "w+")
     work = rec = target = None
-    args = [MEMSZ, "record", "--output-special", "-o", fifo]
+    args = [MEMSZ, "record", "--output-special", "-o",
+            "/dev/stdout" if pipe else fifo]
+    out = subprocess.PIPE if pipe else subprocess.DEVNULL
     if faults:
         args.append("--faults")
     try:
@@ -111,7 +117,7 @@ def one_case(tmp, churn, faults, launch):
             work.stdout.readline()  # "ready": its threads run
             target = work.pid
             rec = subprocess.Popen(args + ["-p", str(target)],
-                                   stdout=subprocess.DEVNULL, stderr=errf)
+                                   stdout=out, stderr=errf)
 
         def err():
             errf.seek(0)
@@ -134,6 +140,14 @@ def one_case(tmp, churn, faults, launch):
             return
         check(held(target), f"{what}: before SIGINT, the stalled output "
               f"holds a thread of the workload (state 't')")
+        try:
+            lib.wait_until(lambda: "is not read" in err(),
+                           "the stall to be said", EXIT_GUARD)
+        except TimeoutError:
+            pass
+        check("is not read: the traced targets wait" in err(),
+              f"{what}: memsz says that the output is not read and the "
+              f"targets wait ({err()!r})")
         os.kill(rec.pid, signal.SIGINT)
         try:
             rec.wait(timeout=EXIT_GUARD)
@@ -190,8 +204,9 @@ def one_case(tmp, churn, faults, launch):
                     os.kill(target, signal.SIGKILL)
             except OSError:
                 pass
-        if work and work.stdout:
-            work.stdout.close()
+        for p in (rec, work):
+            if p and p.stdout:
+                p.stdout.close()
         os.close(rfd)
         errf.close()
 
@@ -205,6 +220,8 @@ def main():
         for launch in (False, True):
             for faults in (True, False):
                 one_case(tmp, churn, faults, launch)
+        # a pipe memsz was given (a dup of the shell's descriptor)
+        one_case(tmp, churn, True, False, pipe=True)
     sys.exit(lib.finish())
 
 
