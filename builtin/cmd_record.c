@@ -53,7 +53,9 @@ static const struct opt record_opts[] = {
      "(/dev/stdout, not also stderr nor CMD's output):\n"
      "written directly; refused without this option, and\n"
      "never through a symlink another user owns in a\n"
-     "sticky directory such as /tmp",
+     "sticky directory such as /tmp; a reader that stops\n"
+     "reading holds the traced targets until it reads or\n"
+     "SIGINT ends the recording",
      NULL},
     {'p', "pid", OPT_ARG, "PID,...", 'p',
      "attach to running processes (all their threads)\n"
@@ -769,6 +771,7 @@ static int say_failure(const struct record_args *a,
 		       const struct session_stats *st)
 {
 	char *what, *earlier = NULL;
+	const char *stopped;
 	int ret = 1;
 
 	/* the write failed, or the move of the previous recording to
@@ -781,16 +784,25 @@ static int say_failure(const struct record_args *a,
 		earlier = partial_earlier(a->so.path, st->partial);
 	else if (st->partial_err)
 		earlier = partial_lost(a->so.path, st);
-	if (st->werr && st->partial)
-		memsz_error("cannot %s: %s; recording stopped%s, "
-			    "'%s' %s, what was recorded is in '%s'%s",
-			    what, memsz_strerror(st->werr),
-			    a->cmd ? " and the command ended" : "", a->so.path,
+	/* what became of the recording and the command: complete when the
+	 * error came as it was to replace FILE; the command ended by memsz
+	 * only when it had not ended by itself */
+	stopped = st->complete	    ? "the recording is complete"
+		  : st->cmd_stopped ? "recording stopped and the command ended"
+				    : "recording stopped";
+	if (st->werr && st->partial && st->complete)
+		memsz_error("cannot %s: %s; '%s' %s, the complete recording "
+			    "is in '%s'%s",
+			    what, memsz_strerror(st->werr), a->so.path,
+			    untouched(a->so.path), st->partial, earlier);
+	else if (st->werr && st->partial)
+		memsz_error("cannot %s: %s; %s, '%s' %s, what was recorded "
+			    "is in '%s'%s",
+			    what, memsz_strerror(st->werr), stopped, a->so.path,
 			    untouched(a->so.path), st->partial, earlier);
 	else if (st->werr)
-		memsz_error("cannot %s: %s; recording stopped%s, %s'%s' %s%s",
-			    what, memsz_strerror(st->werr),
-			    a->cmd ? " and the command ended" : "",
+		memsz_error("cannot %s: %s; %s, %s'%s' %s%s", what,
+			    memsz_strerror(st->werr), stopped,
 			    st->direct ? "what " : "", a->so.path,
 			    st->direct ? "received is an incomplete recording"
 				       : untouched(a->so.path),

@@ -534,12 +534,14 @@ int md_writer_open_flags(const char *path, unsigned flags,
 			 struct md_writer **out);
 /* The recording is valid: flush, append the END record, sync (only when
  * path exists and is not an empty file: no recording is replaced
- * otherwise), rename an existing non-empty path to path.old and the
- * temporary file to path.
- * Returns 0 or a negative code (then path and path.old are as they were,
- * unless only the second rename failed: path.old then holds the previous
- * recording). An unnamed file (MD_WRITER_UNNAMED) is linked as path
- * where path names nothing; else it is named first (see there). */
+ * otherwise), make path.old a hard link of an existing non-empty path
+ * (replacing path.old; renaming path to it where no hard link can be
+ * made) and rename the temporary file over path: path names a recording
+ * at every moment. Returns 0 or a negative code (then path is as it was,
+ * and path.old too unless only the last rename failed: path.old then
+ * holds the previous recording as well). An unnamed file
+ * (MD_WRITER_UNNAMED) is linked as path where path names nothing; else
+ * it is named first (see there). */
 int md_writer_commit(struct md_writer *w);
 /* Each md_write_* appends one record; returns 0 or -errno (e.g. -ENOSPC).
  * After an error the file still holds every complete earlier record. Once
@@ -609,6 +611,17 @@ bool md_writer_direct(const struct md_writer *w);
 const char *md_writer_temp_path(const struct md_writer *w);
 /* Compress sample batches (default) or write them plain. */
 void md_writer_set_compress(struct md_writer *w, bool on);
+/* While a write to a direct output (md_writer_direct()) cannot go on
+ * (its reader reads nothing), call wait(arg, stalled_ns) every
+ * MD_WAIT_TICK_MS, stalled_ns the time since the last byte went out: 0
+ * waits on, a negative code fails the write with it (the writer stays
+ * failed). The write is interrupted by a timer that sends SIGALRM to the
+ * calling thread (caught by the writer while it is open): the session
+ * blocks its stop signals to read them from a signalfd, so nothing else
+ * would end a write that waits forever. */
+#define MD_WAIT_TICK_MS 100
+void md_writer_set_wait(struct md_writer *w,
+			int (*wait)(void *arg, uint64_t stalled_ns), void *arg);
 /* A JITMAP record: 1 to MD_JITMAP_MAX_SYMS symbols, each of size > 0
  * and not wrapping (else -EINVAL). */
 int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r);

@@ -15,11 +15,13 @@
 #include "data/pgstate.h"
 #include "data/stackref.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <zstd.h>
 
 /* The file header (struct md_file_header). */
@@ -268,6 +270,15 @@ struct md_writer {
 	bool batch;	     /* MD_WRITER_BATCH */
 	bool gather;	     /* md_writer_gather(): batched until off */
 	char *err_path;	     /* path.old when err is about it */
+	/* md_writer_set_wait(): asked while a write to a direct output
+	 * waits for its reader; the timer (SIGALRM to this thread) that
+	 * interrupts such a write, SIGALRM's action before it was made */
+	int (*wait)(void *arg, uint64_t stalled_ns);
+	void *wait_arg;
+	bool has_timer;
+	timer_t timer;
+	int timer_tid; /* the thread it interrupts */
+	struct sigaction old_alrm;
 };
 
 /* Start a record in w->b (its header reserved): flushes the batched

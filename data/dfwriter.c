@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,31 +25,91 @@
 #include <linux/magic.h>
 #include <zstd.h>
 
-static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
+/* SIGALRM of the timer that interrupts a write (wait_arm): caught, so
+ * that the write returns (EINTR, or the bytes written), no SA_RESTART. */
+static void tick_caught(int sig)
 {
-	ssize_t w;
+	(void)sig;
+}
+
+/* Start (on) or stop the timer of w that interrupts a write every
+ * MD_WAIT_TICK_MS, made the first time (SIGALRM caught, unblocked in this
+ * thread). False if it cannot be: the write then waits as before. */
+static bool wait_arm(struct md_writer *w, bool on)
+{
+	struct itimerspec its = {0};
+
+	/* the timer interrupts the thread that made it, and no other */
+	if (w->has_timer && w->timer_tid != gettid())
+		return false;
+	if (!w->has_timer) {
+		struct sigevent ev = {.sigev_notify = SIGEV_THREAD_ID,
+				      .sigev_signo = SIGALRM};
+		struct sigaction sa = {.sa_handler = tick_caught};
+		sigset_t alrm;
+
+		if (!on)
+			return false;
+		ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id */
+		if (sigaction(SIGALRM, &sa, &w->old_alrm) < 0)
+			return false;
+		if (timer_create(CLOCK_MONOTONIC, &ev, &w->timer) < 0) {
+			sigaction(SIGALRM, &w->old_alrm, NULL);
+			return false;
+		}
+		sigemptyset(&alrm);
+		sigaddset(&alrm, SIGALRM);
+		pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+		w->has_timer = true;
+		w->timer_tid = gettid();
+	}
+	if (on)
+		its.it_value = its.it_interval =
+		    (struct timespec){.tv_nsec = MD_WAIT_TICK_MS * 1000000L};
+	return timer_settime(w->timer, 0, &its, NULL) == 0;
+}
+
+/* Write the n bytes of p to fd, *done of them written. A descriptor
+ * memsz was given may be non-blocking (-o /dev/stdout: a dup shares its
+ * flags with the parent's, an event loop's pipe): it waits until the
+ * reader makes room, as a blocking write would. For a direct output of
+ * w (NULL: none) with a wait hook, a write that waits is interrupted
+ * every tick and the hook asked whether to go on (md_writer_set_wait):
+ * a reader that stopped reading must not make memsz deaf to SIGINT while
+ * the targets it holds wait for it. */
+static int write_all(struct md_writer *w, int fd, const uint8_t *p, size_t n,
+		     size_t *done)
+{
+	bool watch = w && w->wait && w->direct && n && wait_arm(w, true);
+	uint64_t last = watch ? clock_ns(CLOCK_MONOTONIC) : 0;
+	int ret = 0;
+	ssize_t k;
 
 	*done = 0;
-	while (*done < n) {
-		w = write(fd, p + *done, n - *done);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			/* a descriptor memsz was given may be non-blocking
-			 * (-o /dev/stdout: a dup shares its flags with the
-			 * parent's, an event loop's pipe): wait until the
-			 * reader makes room, as a blocking write would */
-			if ((errno == EAGAIN || errno == EWOULDBLOCK) &&
-			    poll(&(struct pollfd){.fd = fd, .events = POLLOUT},
-				 1, -1) >= 0)
-				continue;
-			return -errno;
+	while (*done < n && !ret) {
+		k = write(fd, p + *done, n - *done);
+		if (k > 0) {
+			*done += (size_t)k;
+			if (watch)
+				last = clock_ns(CLOCK_MONOTONIC);
+		} else if (k == 0) {
+			ret = -ENOSPC;
+		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			if (poll(&(struct pollfd){.fd = fd, .events = POLLOUT},
+				 1, -1) < 0 &&
+			    errno != EINTR)
+				ret = -errno;
+		} else if (errno != EINTR) {
+			ret = -errno;
 		}
-		if (w == 0)
-			return -ENOSPC;
-		*done += (size_t)w;
+		/* cut short by the tick (EINTR, or part written) */
+		if (!ret && watch && *done < n)
+			ret = w->wait(w->wait_arg,
+				      clock_ns(CLOCK_MONOTONIC) - last);
 	}
-	return 0;
+	if (watch)
+		wait_arm(w, false);
+	return ret;
 }
 
 /* After a failed write of the batch p of nrec whole records of which
@@ -81,7 +143,7 @@ static int records_flush(struct md_writer *w)
 
 	if (w->err || !w->rb.len)
 		return w->err;
-	ret = write_all(w->fd, w->rb.p, w->rb.len, &done);
+	ret = write_all(w, w->fd, w->rb.p, w->rb.len, &done);
 	if (ret < 0) {
 		kept = keep_whole(w, w->rb.p, w->nrb, done, &n);
 		w->err = ret;
@@ -95,10 +157,11 @@ static int records_flush(struct md_writer *w)
 
 /* Write the n bytes of p, the part of a record after those written
  * already (*done of them), adding what reaches the file to *done. */
-static int write_part(int fd, const uint8_t *p, size_t n, size_t *done)
+static int write_part(struct md_writer *w, const uint8_t *p, size_t n,
+		      size_t *done)
 {
 	size_t d;
-	int ret = write_all(fd, p, n, &d);
+	int ret = write_all(w, w->fd, p, n, &d);
 
 	*done += d;
 	return ret;
@@ -134,11 +197,11 @@ int md_rec_commit_tail(struct md_writer *w, enum md_rec_type type,
 	ret = records_flush(w);
 	if (ret < 0)
 		return ret;
-	ret = write_part(w->fd, w->b.p, w->b.len, &done);
+	ret = write_part(w, w->b.p, w->b.len, &done);
 	if (!ret && n)
-		ret = write_part(w->fd, tail, n, &done);
+		ret = write_part(w, tail, n, &done);
 	if (!ret && pad)
-		ret = write_part(w->fd, zero, pad, &done);
+		ret = write_part(w, zero, pad, &done);
 	if (ret < 0) {
 		if (done && ftruncate(w->fd, (off_t)w->off) == 0)
 			(void)lseek(w->fd, (off_t)w->off, SEEK_SET);
@@ -377,8 +440,8 @@ static ssize_t copy_reads(int fd, loff_t in, int out)
 	while ((n = pread(fd, buf, sizeof(buf), in)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 ||
-		    write_all(out, (const uint8_t *)buf, (size_t)n, &done) < 0)
+		if (n < 0 || write_all(NULL, out, (const uint8_t *)buf,
+				       (size_t)n, &done) < 0)
 			return -1;
 		in += n;
 	}
@@ -553,7 +616,7 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	put_u64(hdr + HDR_MONO, clock_ns(CLOCK_MONOTONIC));
 	put_u32(hdr + HDR_PAGE_SIZE, (uint32_t)sysconf(_SC_PAGESIZE));
 	put_u32(hdr + HDR_CRC, md_header_crc(hdr, MD_HEADER_SIZE));
-	ret = write_all(fd, hdr, sizeof(hdr), &done);
+	ret = write_all(NULL, fd, hdr, sizeof(hdr), &done);
 	if (ret < 0) {
 		close(fd);
 		if (tmp && !unnamed)
@@ -636,6 +699,43 @@ static int dir_rename(const struct md_writer *w, const char *from,
 									: 0;
 }
 
+/* Make old (path.old) a hard link of the regular file at path, replacing
+ * what old names: a link under a name no file has (old.XXXXXX, chosen as
+ * temp_create chooses) renamed over old. path names the previous
+ * recording all along, and old its own previous file until the rename,
+ * this one after it: a memsz killed at any point leaves path readable
+ * (renaming path to old first left no path until the second rename).
+ * 0; 1 when the file system makes no hard link there (EPERM, EMLINK,
+ * EOPNOTSUPP: nothing done, path is to be renamed to old instead); or
+ * -errno (EISDIR: old is a directory), the link removed again. */
+static int link_old(const struct md_writer *w, const char *old)
+{
+	char *tmp = xasprintf("%s.XXXXXX", old);
+	int ret = -EEXIST;
+
+	for (int tries = 0; tries < 100 && ret == -EEXIST; tries++) {
+		temp_letters(tmp);
+		ret = linkat(w->dfd, in_dir(w, w->path), w->dfd, in_dir(w, tmp),
+			     0)
+			  ? -errno
+			  : 0;
+	}
+	if (ret == -EPERM || ret == -EMLINK || ret == -EOPNOTSUPP) {
+		free(tmp);
+		return 1;
+	}
+	if (ret < 0) {
+		free(tmp);
+		return ret;
+	}
+	ret = dir_rename(w, tmp, old);
+	/* gone unless the rename failed, or did nothing: old was a link of
+	 * path already (rename(2) leaves both names then) */
+	(void)unlinkat(w->dfd, in_dir(w, tmp), 0);
+	free(tmp);
+	return ret;
+}
+
 /* Rename from to to in w's directory unless to names something: 0,
  * -EEXIST (nothing renamed) or -errno. A file system without
  * RENAME_NOREPLACE gets a look first (a name made between the look and
@@ -665,7 +765,7 @@ static bool path_exists(const struct md_writer *w, struct stat *st)
 int md_writer_commit(struct md_writer *w)
 {
 	struct stat st;
-	bool exists;
+	bool exists, moved = false;
 	char *old = NULL;
 	int ret;
 
@@ -711,7 +811,13 @@ int md_writer_commit(struct md_writer *w)
 		if (ret < 0)
 			return w->err = ret;
 		old = xasprintf("%s.old", w->path);
-		ret = dir_rename(w, w->path, old);
+		/* path.old a link of path, then the new recording renamed
+		 * over path: path is never missing; where no hard link can
+		 * be made, path is renamed to path.old first */
+		ret = link_old(w, old);
+		moved = ret == 1;
+		if (moved)
+			ret = dir_rename(w, w->path, old);
 		if (ret < 0) {
 			w->err_path = old; /* the error is about it */
 			return w->err = ret;
@@ -719,7 +825,7 @@ int md_writer_commit(struct md_writer *w)
 	}
 	ret = dir_rename(w, w->tmp, w->path);
 	/* the previous recording back where it was: path as it was */
-	if (ret < 0 && old)
+	if (ret < 0 && moved)
 		(void)dir_rename(w, old, w->path);
 	free(old);
 	if (ret < 0)
@@ -746,6 +852,13 @@ uint64_t md_writer_offset(const struct md_writer *w)
 void md_writer_set_compress(struct md_writer *w, bool on)
 {
 	w->compress = on;
+}
+
+void md_writer_set_wait(struct md_writer *w,
+			int (*wait)(void *arg, uint64_t stalled_ns), void *arg)
+{
+	w->wait = wait;
+	w->wait_arg = arg;
 }
 
 /* The batch in w->sb as a PACKED record in w->zb: a zstd frame, or the
@@ -809,7 +922,7 @@ int md_samples_flush(struct md_writer *w)
 		/* the next batch's samples cannot refer to this one's */
 		stackref_reset(&w->stk);
 	}
-	ret = write_all(w->fd, out->p, out->len, &done);
+	ret = write_all(w, w->fd, out->p, out->len, &done);
 	if (ret < 0) {
 		/* a plain batch holds whole records: keep those written */
 		kept =
@@ -883,6 +996,10 @@ int md_writer_close(struct md_writer *w)
 		return 0;
 	writer_end(w);
 	ret = w->err;
+	if (w->has_timer) {
+		timer_delete(w->timer);
+		sigaction(SIGALRM, &w->old_alrm, NULL);
+	}
 	if (close(w->fd) && !ret)
 		ret = -errno;
 	if (w->tmp && !w->committed && !w->unnamed && !w->left)

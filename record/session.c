@@ -375,6 +375,7 @@ int session_open(const struct session_opts *o, struct session **out)
 	if (err < 0)
 		return rec_fail(r, err, "cannot open '%s': %s", r->path,
 				memsz_strerror(err));
+	md_writer_set_wait(r->w, rec_output_wait, r);
 	err = snapper_new(r->w, &r->sn.s);
 	if (err < 0)
 		return rec_fail(r, err, "cannot start snapshots: %s",
@@ -679,6 +680,8 @@ static void fill_stats(struct session *r, struct session_stats *st)
 	st->werr = r->werr;
 	st->werr_path = r->w ? md_writer_err_path(r->w) : r->o.path;
 	st->committed = !r->werr && r->sn.nsnaps;
+	st->complete = r->commit_failed;
+	st->cmd_stopped = r->cmd_stopped;
 	st->ntargets = r->tg.n + r->sc.ndenied;
 	st->direct = r->w && md_writer_direct(r->w);
 	st->partial = r->partial;
@@ -796,8 +799,10 @@ void session_finish(struct session *r, struct session_stats *st)
 	/* the batched samples now, so that the summary counts the file */
 	if (r->w)
 		rec_wfail(r, md_writer_flush(r->w));
-	if (r->werr && r->tr && !r->loop.got_exit)
+	if (r->werr && r->tr && !r->loop.got_exit) {
 		rec_stop_launched(r);
+		r->cmd_stopped = r->child > 0;
+	}
 	if (r->cap.lost && !r->werr) {
 		char *msg = xasprintf("%llu perf records lost",
 				      (unsigned long long)r->cap.lost);
@@ -811,11 +816,14 @@ void session_finish(struct session *r, struct session_stats *st)
 	if (r->w && !r->werr)
 		rec_wfail(r, md_writer_flush(r->w));
 	if (!r->werr && r->sn.nsnaps)
-		rec_wfail(r, md_writer_commit(r->w));
+		r->commit_failed = rec_wfail(r, md_writer_commit(r->w));
 	/* A write error keeps path as it was; what was written up to the
 	 * error (its complete snapshots readable, the file cut short) is
-	 * kept beside it rather than thrown away. */
-	if (r->w && r->werr && snap_in_file(r) && !r->partial)
+	 * kept beside it rather than thrown away. A direct output (a pipe,
+	 * a device) has no file of its own to keep: its reader got what was
+	 * written, which the error line says. */
+	if (r->w && r->werr && !md_writer_direct(r->w) && snap_in_file(r) &&
+	    !r->partial)
 		keep_partial(r);
 	r->ended = true;
 	if (st)

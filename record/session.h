@@ -77,6 +77,13 @@ struct session_stats {
 	uint64_t bytes;			   /* memsz.data size so far */
 	int werr;			   /* first write error, 0 if none */
 	bool committed;			   /* the recording replaced path */
+	/* werr came when the complete recording was to replace path (the
+	 * move of path to path.old, the rename over path): nothing was
+	 * cut short */
+	bool complete;
+	/* after werr, memsz ended the launched command (SIGTERM, SIGKILL);
+	 * false when it had ended by itself */
+	bool cmd_stopped;
 	/* processes the scan or attach found, those that could not be read
 	 * (EPERM) included (0: -G found none) */
 	size_t ntargets;

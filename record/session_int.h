@@ -68,6 +68,13 @@ _Static_assert(HOLD_FILL_PERMILLE + LEASH_ROOM_PERMILLE < 1000,
  * asked to stop runs no user code before it does); the others are held
  * while memsz waits. */
 #define END_HOLD_WAIT_MS 100
+/* A write to a direct output (-o PIPE --output-special) that has sent
+ * nothing for this long is stalled: a stop signal then ends the
+ * recording (rec_output_wait) and, where memsz holds traced targets,
+ * the user is told once that they wait. A slow reader that still reads
+ * is no stall: the signal is then taken as usual once the write is
+ * done. */
+#define STALL_NS (1000ull * 1000 * 1000)
 
 struct rec_target {
 	int pid;
@@ -179,6 +186,7 @@ struct rec_loop {
 	/* the first SIGINT, SIGTERM or SIGHUP taken (0: none); in a
 	 * one-shot, the processes it left without a snapshot */
 	int int_sig;
+	bool stall_told; /* the output stalled: said (rec_output_wait) */
 	size_t cut;
 	uint64_t deadline, kill_at;
 	int status; /* wait status of the launched command */
@@ -239,7 +247,9 @@ struct session {
 	char *partial;	 /* path.partial kept after a write error */
 	int partial_err; /* ... or why it could not be (thrown away) */
 	struct md_writer *w;
-	int werr; /* first write error */
+	int werr;	    /* first write error */
+	bool commit_failed; /* ... came from md_writer_commit() */
+	bool cmd_stopped;   /* ... and rec_stop_launched() ran */
 	uint64_t nevents;
 	struct tracer *tr; /* launched and attached targets */
 	int child;	   /* launched pid or 0 */
@@ -443,6 +453,17 @@ void rec_take_pending_signals(struct session *r);
  * left out, as Ctrl-C asks (SIGXCPU is no request of the user's: its
  * one-shot takes every snapshot). */
 bool rec_one_shot_cut(struct session *r);
+
+/* The writer's wait hook (md_writer_set_wait): a write to a direct
+ * output has sent nothing for stalled_ns. Once that is STALL_NS, says
+ * (once) that the traced targets wait for the reader, and fails the
+ * write (-MEMSZ_ESTALLED) if SIGINT, SIGTERM or SIGHUP came: taken, the
+ * recording stops, its targets are let go (session_free) and the
+ * launched command is ended as after any write error. The signals stay
+ * blocked (the signalfd reads them): nothing else would end a write
+ * that waits forever, with every traced thread held at its next ptrace
+ * stop meanwhile. */
+int rec_output_wait(void *arg, uint64_t stalled_ns);
 
 /* After a write error: end the launched command and what it forked. */
 void rec_stop_launched(struct session *r);

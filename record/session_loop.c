@@ -14,6 +14,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
@@ -155,6 +156,44 @@ static void handle_pollfds(struct session *r, size_t n)
 			t->pidfd = -1;
 		}
 	}
+}
+
+int rec_output_wait(void *arg, uint64_t stalled_ns)
+{
+	static const struct timespec now;
+	static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+	struct session *r = arg;
+	sigset_t pending, one;
+	char *msg;
+
+	if (stalled_ns < STALL_NS)
+		return 0;
+	if (r->tr && !r->loop.stall_told) {
+		msg = xasprintf("'%s' is not read: the traced targets wait at "
+				"their next ptrace stop until it is "
+				"(SIGINT ends the recording%s)",
+				r->path,
+				r->child ? " and the command"
+					 : " and lets them go");
+		rec_say(r, true, msg);
+		free(msg);
+		r->loop.stall_told = true;
+	}
+	if (sigpending(&pending) < 0)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(stops); i++) {
+		if (!sigismember(&r->loop.stopset, stops[i]) ||
+		    !sigismember(&pending, stops[i]))
+			continue;
+		sigemptyset(&one);
+		sigaddset(&one, stops[i]);
+		(void)sigtimedwait(&one, NULL, &now);
+		if (!r->loop.int_sig)
+			r->loop.int_sig = stops[i];
+		r->loop.stop = true;
+		return -MEMSZ_ESTALLED;
+	}
+	return 0;
 }
 
 void rec_take_pending_signals(struct session *r)

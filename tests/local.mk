@@ -349,6 +349,9 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2470-record-one-shot-sigint.py \
 	tests/t2471-report-pid-not-recorded.py \
 	tests/t2472-help-usage-width.py \
+	tests/t2474-record-output-stalled.py \
+	tests/t2479-record-commit-keeps-file.py \
+	tests/t2483-record-old-dir-complete.py \
 	tests/t2475-record-attach-churn.py \
 	tests/t2476-record-sideband-stopped.py \
 	tests/t2477-record-faults-mlock-limit.py \
@@ -455,6 +458,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh $(memsz_testlib) \
 	tests/workloads/snap_workload.c \
 	tests/workloads/spawner.py \
 	tests/workloads/rec_threads.c \
+	tests/workloads/stall_churn.c \
 	tests/workloads/sys_share.c
 # t2312 holds a walk of every page frame to /proc/meminfo: it must not run
 # while t2315 writes and frees its 4.5 GiB of tmpfs

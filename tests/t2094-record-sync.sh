@@ -49,8 +49,14 @@ last_sync=$(grep -n 'fsync(' "$T/trace" | tail -1 | cut -d: -f1)
 first_rename=$(grep -n 'rename' "$T/trace" | head -1 | cut -d: -f1)
 check "both synced before the first rename" \
 	test "${last_sync:-9999}" -lt "${first_rename:-0}"
-check "the old one renamed to .old" \
-	grep -q "renameat2*(.*<$Tp>, \"$b\", .*<$Tp>, \"$b.old\"" "$T/trace"
+# FILE.old a link of FILE (under a free name renamed over FILE.old), then
+# the new recording renamed over FILE: FILE is never missing (t2479)
+check "the old one linked as .old" \
+	grep -q "linkat(.*<$Tp>, \"$b\", .*<$Tp>, \"$b.old\.[A-Za-z0-9]\{6\}\"" \
+	"$T/trace"
+check "the link renamed over .old" \
+	grep -q "renameat2*(.*<$Tp>, \"$b.old\.[A-Za-z0-9]\{6\}\", .*<$Tp>, \"$b.old\"" \
+	"$T/trace"
 
 # injected OUT SPEC: a one-shot into OUT with the system calls SPEC names
 # failing (strace -e inject=SPEC, traced in $T/itrace); its exit code in
@@ -80,8 +86,8 @@ check "no link at all, replacing: both recordings readable" \
 
 out=$T/norename.data
 traced "$out"
-# renames: FILE to FILE.old, then the named file to FILE (fails), then
-# to FILE.partial
+# renames: FILE's link to FILE.old, then the named file to FILE (fails),
+# then to FILE.partial
 injected "$out" rename,renameat,renameat2:error=EPERM:when=2
 check "the rename over FILE fails: refused" \
 	grep -q "rename.*(.*\"norename.data\").*(INJECTED)" "$T/itrace"
@@ -90,8 +96,10 @@ check "the rename over FILE fails: the recording kept in .partial" \
 	"$MEMSZ" report -i "$out.partial" -n 1
 check "the rename over FILE fails: no temporary file left" \
 	sh -c '! ls "$1".tmp.* 2>/dev/null' sh "$out"
-check "the rename over FILE fails: the previous recording back as FILE" \
-	sh -c 'test -s "$1" && ! test -e "$1.old"' sh "$out"
+# FILE never left its place; FILE.old is a link of it by then
+check "the rename over FILE fails: the previous recording still FILE" \
+	sh -c '"$2" report -i "$1" -n 1 >/dev/null &&
+		{ ! test -e "$1.old" || test "$1" -ef "$1.old"; }' sh "$out" "$MEMSZ"
 
 out=$T/norenames.data
 traced "$out"
@@ -101,6 +109,7 @@ tmpf=$(ls "$out".tmp.* 2>/dev/null | head -1)
 check "no rename at all: exit 1" test $rc -eq 1
 check "no rename at all: the recording left under its temporary name" \
 	"$MEMSZ" report -i "${tmpf:-$out.none}" -n 1
+# the error came at the commit: the recording kept there is complete
 check "no rename at all: the error names where it is" \
-	grep -q "what was recorded is in '$out.tmp." "$T/err"
+	grep -q "the complete recording is in '$out.tmp." "$T/err"
 finish

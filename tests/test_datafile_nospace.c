@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_datafile_nospace.c — the memsz.data writer when the disk fills:
  * /dev/full, the file size limit and a full tmpfs; batches of records and
- * of samples cut by them keep the whole records that fit. */
+ * of samples cut by them keep the whole records that fit. And when the
+ * output stalls: a FIFO whose reader reads nothing. */
 #include "config.h"
 
 #include <errno.h>
@@ -408,6 +409,77 @@ static void test_record_cut_anywhere(void **state)
 	(void)state;
 }
 
+/* The wait hook of test_stalled_fifo: counts its calls; after the fourth
+ * either reads the FIFO empty (a reader that resumes: the write goes on)
+ * or fails the write with -ETIMEDOUT. */
+struct stall {
+	int calls, rfd;
+	bool resume;
+	uint64_t last_ns;
+};
+
+static int stall_wait(void *arg, uint64_t stalled_ns)
+{
+	struct stall *st = arg;
+	char buf[4096];
+
+	st->calls++;
+	/* the time since the last byte went out only grows while stalled */
+	assert_true(stalled_ns >= st->last_ns);
+	st->last_ns = stalled_ns;
+	if (st->calls < 4)
+		return 0;
+	if (!st->resume)
+		return -ETIMEDOUT;
+	while (read(st->rfd, buf, sizeof(buf)) > 0)
+		;
+	st->calls = 0;
+	st->last_ns = 0;
+	return 0;
+}
+
+/* A FIFO written directly (MD_WRITER_SPECIAL) whose reader reads nothing:
+ * the write that waits for it is interrupted and asks the wait hook
+ * (md_writer_set_wait), which ends it with its error (the writer stays
+ * failed) or lets it go on once the reader has read. Before the hook the
+ * write waited in write(2) forever: the test hung. */
+static void test_stalled_fifo(void **state)
+{
+	const char *fifo = fx("stall.fifo");
+	struct stall st = {0};
+	struct md_writer *w;
+	char text[1024];
+	int ret = 0, n;
+
+	memset(text, 'x', sizeof(text) - 1);
+	text[sizeof(text) - 1] = 0;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	st.rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(st.rfd >= 0);
+	assert_int_equal(md_writer_open_flags(fifo, MD_WRITER_SPECIAL, &w), 0);
+	md_writer_set_wait(w, stall_wait, &st);
+	/* a reader that comes back: 64 KiB of pipe filled ten times over */
+	st.resume = true;
+	for (n = 0; n < 640 && !ret; n++)
+		ret = md_write_note_kind(w, MD_NOTE_OTHER, NULL, text);
+	assert_int_equal(ret, 0);
+	/* one that does not: the hook's error ends the write */
+	st.resume = false;
+	for (n = 0; n < 640 && !ret; n++)
+		ret = md_write_note_kind(w, MD_NOTE_OTHER, NULL, text);
+	assert_int_equal(ret, -ETIMEDOUT);
+	assert_int_equal(st.calls, 4);
+	assert_true(st.last_ns >= 3ull * MD_WAIT_TICK_MS * 1000000 / 2);
+	/* sticky: no write is tried again */
+	assert_int_equal(md_write_note_kind(w, MD_NOTE_OTHER, NULL, text),
+			 -ETIMEDOUT);
+	assert_int_equal(st.calls, 4);
+	assert_int_equal(md_writer_close(w), -ETIMEDOUT);
+	close(st.rfd);
+	unlink(fifo);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +489,7 @@ int main(void)
 	    cmocka_unit_test(test_fsize_limit),
 	    cmocka_unit_test(test_full_tmpfs),
 	    cmocka_unit_test(test_record_cut_anywhere),
+	    cmocka_unit_test(test_stalled_fifo),
 	};
 
 	return test_run_group(tests, datafile_setup, datafile_teardown);

@@ -85,6 +85,8 @@ static const char *const memsz_errors[] = {
     [MEMSZ_EMLOCK - MEMSZ_EBASE] = "the perf ring buffers are over the "
 				   "locked-memory limit (perf_event_mlock_kb, "
 				   "ulimit -l)",
+    [MEMSZ_ESTALLED - MEMSZ_EBASE] = "its reader stopped reading, and "
+				     "memsz was told to stop meanwhile",
 };
 
 const char *memsz_strerror(int err)

@@ -56,6 +56,7 @@ enum memsz_error {
 	MEMSZ_EDWPOVERLAP, /* two of a .dwp's DWARF sections overlap */
 	MEMSZ_EENDED,	   /* memsz.data: a record after its END record */
 	MEMSZ_EMLOCK,	   /* perf rings over the locked-memory limit */
+	MEMSZ_ESTALLED,	   /* -o's reader stopped reading; a stop signal */
 	MEMSZ_ELAST
 };
 
