@@ -47,10 +47,16 @@ def rows(data, by):
 
 
 def recorded_pids(data):
-    """The pids of the SNAP_BEGIN records of data (`memsz dump`)."""
+    """The pids of the SNAP_BEGIN records of data (`memsz dump`) with a
+    mapping and a SNAP_END: a process of -a that exits while it is read
+    (the machine runs other tests) can leave a snapshot without either,
+    which makes no row."""
     dump = subprocess.run([MEMSZ, "dump", "-i", data], capture_output=True,
                           text=True, check=True).stdout
-    return set(re.findall(r" SNAP_BEGIN pid (\d+) ", dump))
+    ended = set(re.findall(r" SNAP_END pid (\d+ seq \d+) ", dump))
+    return set(pid for pid, seq, n in re.findall(
+        r" SNAP_BEGIN pid (\d+) seq (\d+) mappings (\d+)", dump)
+        if int(n) > 0 and f"{pid} seq {seq}" in ended)
 
 
 def checks(data, what, pseudo_wanted, cat_pid=None):

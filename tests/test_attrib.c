@@ -618,7 +618,7 @@ static void test_keys_rows(void **state)
 	assert_string_equal(labels_str(lb, keydefs[KEY_USERS].label(&at)),
 			    "[unknown user]");
 	assert_string_equal(labels_str(lb, keydefs[KEY_MAPPINGS].label(&at)),
-			    "1000-3000 r-xp /bin/x");
+			    "00001000-00003000 r-xp /bin/x");
 	/* a long command line is whole (the table cuts it to its width);
 	 * a label is made once per process */
 	memset(longname, 'a', sizeof(longname) - 1);
