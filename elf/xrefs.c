@@ -312,27 +312,59 @@ static const uint8_t *probe_bytes(struct strprobe *p,
 	return b;
 }
 
-/* a string's end rounded up to this many bytes over the NULs that pad
- * it (str_padded()) */
+/* a string literal is packed against the next (GCC's .rodata.str1.1)
+ * or padded with NULs to this many bytes (.rodata.str1.8): str_literal() */
 #define XREF_STR_ALIGN 8
+/* GCC aligns a string literal of this many text bytes or more (and its
+ * NUL) to XREF_STR_ALIGN: str_literal() */
+#define XREF_STR_LONG 31
+/* binary data that holds an int, and a struct or array that does,
+ * starts at a multiple of this many bytes (the int's alignment); a
+ * string literal packed in .rodata.str1.1 starts anywhere:
+ * str_literal() */
+#define XREF_INT_ALIGN 4
 
-/* The end of the NULs after a string's end at (a VM address of section
- * d) up to the next multiple of XREF_STR_ALIGN: the padding a compiler
- * puts between strings (GCC aligns a string of 31 bytes or more to 8)
- * goes with the string, as its range would have it without the string's
- * end. */
-static uint64_t str_padded(struct strprobe *p, const struct elf_section *d,
-			   uint64_t at)
+/* Does the text from VM address t to the NUL at nul (section d) make a
+ * string literal, and where do the NULs that pad it end (into *end: the
+ * next multiple of XREF_STR_ALIGN at most)? It does if t is no multiple
+ * of XREF_INT_ALIGN (no data with an int starts there), if the text is
+ * XREF_STR_LONG bytes long or more (what follows its padding is another
+ * object, which may start with zeros: V8's vtables, built without
+ * RTTI), or if the bytes after the NUL are NULs up to nothing or up to
+ * the next multiple of XREF_STR_ALIGN exactly, and then come text (the
+ * next string, which may be one no code names) or d's end. Else the
+ * zeros are binary data: a short char[] that starts a struct ({"ab", 1,
+ * 2}: 13 more NULs, then an int) or an int whose low bytes are printable
+ * (0x4241: one more NUL, then the next int), and the target stands as an
+ * address (its range runs to the next target or label as for any data).
+ * A target or label right after the padding need not be asked for: it
+ * ends the range there either way. A file that ends first reads as no
+ * string. */
+static bool str_literal(struct strprobe *p, const struct elf_section *d,
+			uint64_t t, uint64_t nul, uint64_t *end)
 {
+	uint64_t at = nul + 1, dend = d->addr + d->size;
+	size_t pad = (size_t)((XREF_STR_ALIGN - at % XREF_STR_ALIGN) %
+			      XREF_STR_ALIGN),
+	       avail, i = 0;
 	const uint8_t *b;
-	size_t avail, i = 0;
 
-	if (at % XREF_STR_ALIGN == 0 || at >= d->addr + d->size)
-		return at;
+	if (at >= dend) {
+		*end = dend;
+		return true;
+	}
 	b = probe_bytes(p, d, at, &avail);
-	while (b && i < avail && (at + i) % XREF_STR_ALIGN && !b[i])
+	if (!b)
+		return false;
+	while (i < pad && i < avail && !b[i])
 		i++;
-	return at + i;
+	*end = at + i;
+	if (t % XREF_INT_ALIGN || nul - t >= XREF_STR_LONG || *end >= dend)
+		return true;
+	/* NULs that stop short of the boundary, or run on past it */
+	if ((i && i < pad) || i >= avail)
+		return false;
+	return text_byte(b[i]);
 }
 
 /* Where VM address t of data section d lies in text, when only MOV
@@ -341,8 +373,8 @@ static uint64_t str_padded(struct strprobe *p, const struct elf_section *d,
  * byte before it is text and the bytes from it on are text up to a NUL
  * (it may be that NUL) or for XREF_TEXT bytes; STR_START if the byte
  * before it is none (or t is d's first) and XREF_STR_MIN text bytes or
- * more and a NUL follow, its end then (after the NUL and the NULs that
- * pad it: str_padded()) into *end; STR_NONE
+ * more and a NUL that ends a string literal follow (str_literal()), its
+ * end then (after the NUL and the NULs that pad it) into *end; STR_NONE
  * else (a file that ends before the section reads as no text). The
  * targets are asked in increasing order: a run of text read for one
  * serves the next ones in it, so that every byte is read once. */
@@ -392,10 +424,9 @@ static enum strpos str_probe(struct strprobe *p, const struct elf_section *d,
 		return p->nul || (!p->done && p->z - t >= XREF_TEXT)
 			   ? STR_INSIDE
 			   : STR_NONE;
-	if (p->nul && p->z - t >= XREF_STR_MIN) {
-		*end = str_padded(p, d, p->z + 1);
+	if (p->nul && p->z - t >= XREF_STR_MIN &&
+	    str_literal(p, d, t, p->z, end))
 		return STR_START;
-	}
 	return STR_NONE;
 }
 
