@@ -90,21 +90,15 @@ def named(prog):
     """{function: [(kind, address)]} of the addresses objdump -d finds the
     functions naming: "imm" for a $0x... immediate, "rip" for a
     RIP-relative operand (its "# ADDR" comment)."""
-    out, fn = {}, None
-    for line in lib.run_ok(["objdump", "-d", "--no-show-raw-insn",
-                            prog]).stdout.splitlines():
-        m = re.match(r"[0-9a-f]+ <(\w+)>:", line)
-        if m:
-            fn = m.group(1)
-            continue
-        if fn not in FUNCS:
-            continue
-        m = re.search(r"\(%rip\).*# ([0-9a-f]+)", line)
-        if m:
-            out.setdefault(fn, []).append(("rip", int(m.group(1), 16)))
-        m = re.search(r"\$0x([0-9a-f]+),", line)
-        if m:
-            out.setdefault(fn, []).append(("imm", int(m.group(1), 16)))
+    out = {}
+    for fn, lines in lib.function_lines(prog).items():
+        for line in lines if fn in FUNCS else ():
+            m = re.search(r"\(%rip\).*# ([0-9a-f]+)", line)
+            if m:
+                out.setdefault(fn, []).append(("rip", int(m.group(1), 16)))
+            m = re.search(r"\$0x([0-9a-f]+),", line)
+            if m:
+                out.setdefault(fn, []).append(("imm", int(m.group(1), 16)))
     return out
 
 

@@ -142,20 +142,6 @@ def rodata_dump(prog):
     return addr, bytes(data)
 
 
-def disasm(prog):
-    """{function: objdump -d lines of its body} of prog."""
-    out, cur = {}, None
-    for line in lib.run_ok(["objdump", "-d", "--no-show-raw-insn",
-                            prog]).stdout.splitlines():
-        m = re.match(r"[0-9a-f]+ <(\S+)>:", line)
-        if m:
-            cur = m.group(1)
-            continue
-        if cur and line.strip():
-            out.setdefault(cur, []).append(line)
-    return out
-
-
 def imm(lines, reg):
     """The immediate the first "mov $IMM, %reg" of lines loads, or None."""
     for line in lines:
@@ -177,7 +163,7 @@ def check_repro(tmp):
         lib.skip_part("gcc -no-pie cannot build the reproducer: %s"
                       % r.stderr.strip()[-200:])
         return
-    main = disasm(prog).get("main", [])
+    main = lib.function_lines(prog).get("main", [])
     src_a = imm(main, "esi")
     qwords = imm(main, "ecx")
     if src_a is None or qwords is None or \
@@ -224,7 +210,7 @@ def check_asm(tmp):
              (x.split() for x in lib.run_ok(
                  ["nm", full]).stdout.splitlines()) if len(f) == 3}
     base, ro = rodata_dump(full)
-    code = disasm(full)
+    code = lib.function_lines(full)
     regs = {"f_copy": "esi", "f_ints": "eax"}
     for fn, name in zip(FUNCS, STRIPPED):
         a = imm(code.get(fn, []), regs.get(fn, "edi"))

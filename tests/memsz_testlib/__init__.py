@@ -38,8 +38,8 @@ from .formats import (
     pb_fields, crc32c, md_records, md_fix_checksums,
     md_without_image_kinds)
 from .elf import (
-    bloaty_path, need_x86_tools, asm_function, build_asm, lea_targets,
-    llvm_tool, TU_SOURCES, type_unit_prog,
+    bloaty_path, need_x86_tools, asm_function, build_asm, function_lines,
+    lea_targets, llvm_tool, TU_SOURCES, type_unit_prog,
     readelf, size_rows, section_symbol_sizes, unit_code_vm, dwarf_unit_name,
     nm_sizes, check_unit_symbols, section_strings, sections, build_id,
     FEDORA_MINIDEBUG, fedora_minidebug, nm_defined, eh_frame_fdes,
@@ -78,7 +78,7 @@ __all__ = [
     "check_charge_runs",
     "pb_fields", "crc32c", "md_records", "md_fix_checksums",
     "md_without_image_kinds", "bloaty_path", "need_x86_tools",
-    "asm_function", "build_asm", "lea_targets", "llvm_tool",
+    "asm_function", "build_asm", "function_lines", "lea_targets", "llvm_tool",
     "TU_SOURCES", "type_unit_prog", "readelf", "size_rows",
     "section_symbol_sizes", "unit_code_vm",
     "dwarf_unit_name", "nm_sizes", "check_unit_symbols", "section_strings",

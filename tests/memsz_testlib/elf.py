@@ -51,6 +51,20 @@ def build_asm(src, out, flags):
         skip("gcc cannot build the assembly: %s" % r.stderr.strip()[-200:])
 
 
+def function_lines(prog):
+    """{function: the lines of its body} of `objdump -d --no-show-raw-insn
+    prog` (ground truth for what each function's instructions name)."""
+    out, fn = {}, None
+    for line in run_ok(["objdump", "-d", "--no-show-raw-insn",
+                        prog]).stdout.splitlines():
+        m = re.match(r"[0-9a-f]+ <(\S+)>:", line)
+        if m:
+            fn = m.group(1)
+        elif fn and line.strip():
+            out.setdefault(fn, []).append(line)
+    return out
+
+
 def lea_targets(prog, funcs):
     """{function of funcs: the address its first RIP-relative operand
     names, or in a position-dependent program the immediate its first mov
