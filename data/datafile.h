@@ -532,6 +532,13 @@ int md_writer_open(const char *path, struct md_writer **out);
 /* md_writer_open() with flags (MD_WRITER_*). */
 int md_writer_open_flags(const char *path, unsigned flags,
 			 struct md_writer **out);
+/* md_writer_open_flags() with wait (NULL: none) set as
+ * md_writer_set_wait() sets it before the header is written: a direct
+ * output whose reader reads nothing stalls on the header already, and
+ * the wait's error fails the open with it. */
+int md_writer_open_wait(const char *path, unsigned flags,
+			int (*wait)(void *arg, uint64_t stalled_ns), void *arg,
+			struct md_writer **out);
 /* The recording is valid: flush, append the END record, sync (only when
  * path exists and is not an empty file: no recording is replaced
  * otherwise), make path.old a hard link of an existing non-empty path
