@@ -263,6 +263,7 @@ struct md_snap_end {
 };
 
 /* A message of memsz record for the report footer. */
+#define MD_NOTE_MAX_VALS 8
 struct md_note {
 	uint32_t kind;	     /* enum md_note_kind; a value this
 				memsz does not know reads as it
@@ -274,6 +275,11 @@ struct md_note {
 	bool kind_inferred; /* a file of version 3 or older: kind
 			       and subject were read from the text
 			       (md_note_kind_from_text) */
+	uint32_t nvals;	    /* numbers after the text, what the
+			       kind says they are (a report sums
+			       them, never parses the text); at
+			       most MD_NOTE_MAX_VALS are read */
+	uint64_t vals[MD_NOTE_MAX_VALS];
 };
 
 /* Bounds of a sample's arrays: md_write_sample() refuses more and the
@@ -600,6 +606,11 @@ int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);
  * "": about the recording) saying text. */
 int md_write_note_kind(struct md_writer *w, enum md_note_kind kind,
 		       const char *subject, const char *text);
+/* md_write_note_kind() with the n numbers vals after the text (n at most
+ * MD_NOTE_MAX_VALS, else -EINVAL), what kind says they are. */
+int md_write_note_vals(struct md_writer *w, enum md_note_kind kind,
+		       const char *subject, const char *text,
+		       const uint64_t *vals, uint32_t n);
 /* A mapping went away (polling fallback): an MD_REC_MUNMAP record with the
  * same payload as MMAP2 (time, pid, tid, start, len, pgoff, dev, ino, prot,
  * flags, filename of r); the reader returns it in rec->u.mmap2. */

@@ -416,8 +416,9 @@ static void print_snap_end(FILE *out, const struct md_record *rec,
 	fputc('\n', out);
 }
 
-/* --- NOTE: u32 kind, u32 reserved, subject, text (version 4 on); text
- * alone before, its kind read from it --- */
+/* --- NOTE: u32 kind, u32 reserved, subject, text (version 4 on), then
+ * optionally u32 count, u32 reserved and count u64 numbers; text alone
+ * before, its kind read from it --- */
 
 static void encode_note(struct md_buf *b, const struct md_record *rec)
 {
@@ -427,6 +428,12 @@ static void encode_note(struct md_buf *b, const struct md_record *rec)
 	md_buf_u32(b, 0);
 	md_buf_str(b, n->subject);
 	md_buf_str(b, n->text);
+	if (!n->nvals)
+		return; /* a note without numbers reads as it always did */
+	md_buf_u32(b, n->nvals);
+	md_buf_u32(b, 0);
+	for (uint32_t i = 0; i < n->nvals; i++)
+		md_buf_u64(b, n->vals[i]);
 }
 
 /* A note of a file without kinds: its kind and subject from its text,
@@ -461,6 +468,16 @@ static int decode_note(struct md_reader *r, struct md_cur *c,
 		md_cur_fail(c, "note with a non-zero reserved field");
 	n->subject = md_cur_str(c);
 	n->text = md_cur_str(c);
+	n->nvals = 0;
+	/* the numbers, if any (a newer memsz may write more: the first
+	 * MD_NOTE_MAX_VALS are read, the rest left) */
+	if (!c->err && c->len - c->pos >= 8) {
+		uint32_t count = md_cur_u32(c);
+
+		(void)md_cur_u32(c);
+		for (uint32_t i = 0; i < count && i < MD_NOTE_MAX_VALS; i++)
+			n->vals[n->nvals++] = md_cur_u64(c);
+	}
 	return c->err;
 }
 
@@ -482,6 +499,10 @@ static void print_note(FILE *out, const struct md_record *rec, const char *name,
 		fputs(" subject ", out);
 		fputs_escaped(n->subject, out);
 	}
+	if (n->nvals)
+		fputs(" values", out);
+	for (uint32_t i = 0; i < n->nvals; i++)
+		fprintf(out, " %" PRIu64, n->vals[i]);
 	fputc('\n', out);
 }
 
@@ -722,13 +743,23 @@ int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r)
 int md_write_note_kind(struct md_writer *w, enum md_note_kind kind,
 		       const char *subject, const char *text)
 {
+	return md_write_note_vals(w, kind, subject, text, NULL, 0);
+}
+
+int md_write_note_vals(struct md_writer *w, enum md_note_kind kind,
+		       const char *subject, const char *text,
+		       const uint64_t *vals, uint32_t n)
+{
 	struct md_record rec = {.type = MD_REC_NOTE};
 
-	if ((unsigned)kind >= MD_NOTE__COUNT)
+	if ((unsigned)kind >= MD_NOTE__COUNT || n > MD_NOTE_MAX_VALS)
 		return -EINVAL;
 	rec.u.note = (struct md_note){.kind = kind,
 				      .subject = subject ? subject : "",
-				      .text = text ? text : ""};
+				      .text = text ? text : "",
+				      .nvals = n};
+	if (n)
+		memcpy(rec.u.note.vals, vals, n * sizeof(*vals));
 	return md_write_record(w, &rec);
 }
 

@@ -247,7 +247,14 @@ void snap_tell(const struct snapper *s, const char *msg)
 int snap_note(const struct snapper *s, enum md_note_kind kind,
 	      const char *subject, const char *text)
 {
-	int ret = md_write_note_kind(s->w, kind, subject, text);
+	return snap_note_vals(s, kind, subject, text, NULL, 0);
+}
+
+int snap_note_vals(const struct snapper *s, enum md_note_kind kind,
+		   const char *subject, const char *text, const uint64_t *vals,
+		   uint32_t n)
+{
+	int ret = md_write_note_vals(s->w, kind, subject, text, vals, n);
 
 	if (ret >= 0 && s->tell) {
 		char *msg = xasprintf("note: %s", text);

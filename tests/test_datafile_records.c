@@ -572,6 +572,7 @@ static void test_old_snap_end(void **state)
 static void test_note_kinds(void **state)
 {
 	char *path = tpath("notes.data");
+	static const uint64_t vals[] = {7, 8388608, 1};
 	struct md_writer *w;
 	struct md_reader *r;
 	struct md_record rec;
@@ -589,6 +590,13 @@ static void test_note_kinds(void **state)
 	assert_int_equal(
 	    md_write_note_kind(w, MD_NOTE_EVENT, NULL, "event 0: page-faults"),
 	    0);
+	/* numbers after the text, for a report to add up */
+	assert_int_equal(md_write_note_vals(w, MD_NOTE_DIRTY_BY_MAPPING, NULL,
+					    "counted clean", vals, 3),
+			 0);
+	assert_int_equal(md_write_note_vals(w, MD_NOTE_DIRTY_BY_MAPPING, NULL,
+					    "x", vals, MD_NOTE_MAX_VALS + 1),
+			 -EINVAL);
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 
@@ -613,6 +621,16 @@ static void test_note_kinds(void **state)
 	assert_int_equal(rec.u.note.kind, MD_NOTE_EVENT);
 	assert_string_equal(rec.u.note.text, "event 0: page-faults");
 	assert_false(rec.u.note.kind_inferred);
+	assert_int_equal(rec.u.note.nvals, 0);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.u.note.kind, MD_NOTE_DIRTY_BY_MAPPING);
+	assert_string_equal(rec.u.note.text, "counted clean");
+	assert_int_equal(rec.u.note.nvals, 3);
+	assert_memory_equal(rec.u.note.vals, vals, sizeof(vals));
+	assert_string_equal(print_record(&rec, true),
+			    "0xf8 [0x58]: NOTE counted clean\n"
+			    "    kind 23 dirty-by-mapping values 7 8388608 "
+			    "1\n");
 	assert_int_equal(md_read_next(r, &rec), 1);
 	assert_int_equal(rec.type, MD_REC_END);
 	md_reader_close(r);
