@@ -92,6 +92,7 @@ enum md_rec_type {
 				    walk of every page frame */
 	MD_REC_IMAGE_KIND = 21,	 /* whether the file of an IMAGE record was
 				    ELF when recorded */
+	MD_REC_NOTE_VALUES = 22, /* the numbers of the NOTE before it */
 	MD_REC__COUNT
 };
 
@@ -263,7 +264,6 @@ struct md_snap_end {
 };
 
 /* A message of memsz record for the report footer. */
-#define MD_NOTE_MAX_VALS 8
 struct md_note {
 	uint32_t kind;	     /* enum md_note_kind; a value this
 				memsz does not know reads as it
@@ -275,10 +275,17 @@ struct md_note {
 	bool kind_inferred; /* a file of version 3 or older: kind
 			       and subject were read from the text
 			       (md_note_kind_from_text) */
-	uint32_t nvals;	    /* numbers after the text, what the
-			       kind says they are (a report sums
-			       them, never parses the text); at
-			       most MD_NOTE_MAX_VALS are read */
+};
+
+/* A NOTE_VALUES record: the numbers of the NOTE before it, what its kind
+ * says they are, for a report to add up (it never reads numbers from a
+ * note's text). A record of more than MD_NOTE_MAX_VALS is read, its
+ * first MD_NOTE_MAX_VALS kept. */
+#define MD_NOTE_MAX_VALS 8
+struct md_note_values {
+	uint32_t kind;	   /* the note's, enum md_note_kind */
+	uint32_t nvals;	   /* kept in vals */
+	uint64_t nwritten; /* in the record */
 	uint64_t vals[MD_NOTE_MAX_VALS];
 };
 
@@ -464,6 +471,7 @@ struct md_record {
 		struct md_snap_mapping mapping;
 		struct md_snap_end snap_end;
 		struct md_note note;
+		struct md_note_values note_values;
 		struct md_sample sample;
 		struct md_end end;
 		struct md_jitmap jitmap;
@@ -606,8 +614,9 @@ int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);
  * "": about the recording) saying text. */
 int md_write_note_kind(struct md_writer *w, enum md_note_kind kind,
 		       const char *subject, const char *text);
-/* md_write_note_kind() with the n numbers vals after the text (n at most
- * MD_NOTE_MAX_VALS, else -EINVAL), what kind says they are. */
+/* md_write_note_kind() and, with n > 0, a NOTE_VALUES record of the n
+ * numbers vals after it (n at most MD_NOTE_MAX_VALS, else -EINVAL and
+ * nothing written), what kind says they are. */
 int md_write_note_vals(struct md_writer *w, enum md_note_kind kind,
 		       const char *subject, const char *text,
 		       const uint64_t *vals, uint32_t n);

@@ -416,9 +416,8 @@ static void print_snap_end(FILE *out, const struct md_record *rec,
 	fputc('\n', out);
 }
 
-/* --- NOTE: u32 kind, u32 reserved, subject, text (version 4 on), then
- * optionally u32 count, u32 reserved and count u64 numbers; text alone
- * before, its kind read from it --- */
+/* --- NOTE: u32 kind, u32 reserved, subject, text (version 4 on); text
+ * alone before, its kind read from it --- */
 
 static void encode_note(struct md_buf *b, const struct md_record *rec)
 {
@@ -428,12 +427,6 @@ static void encode_note(struct md_buf *b, const struct md_record *rec)
 	md_buf_u32(b, 0);
 	md_buf_str(b, n->subject);
 	md_buf_str(b, n->text);
-	if (!n->nvals)
-		return; /* a note without numbers reads as it always did */
-	md_buf_u32(b, n->nvals);
-	md_buf_u32(b, 0);
-	for (uint32_t i = 0; i < n->nvals; i++)
-		md_buf_u64(b, n->vals[i]);
 }
 
 /* A note of a file without kinds: its kind and subject from its text,
@@ -468,16 +461,6 @@ static int decode_note(struct md_reader *r, struct md_cur *c,
 		md_cur_fail(c, "note with a non-zero reserved field");
 	n->subject = md_cur_str(c);
 	n->text = md_cur_str(c);
-	n->nvals = 0;
-	/* the numbers, if any (a newer memsz may write more: the first
-	 * MD_NOTE_MAX_VALS are read, the rest left) */
-	if (!c->err && c->len - c->pos >= 8) {
-		uint32_t count = md_cur_u32(c);
-
-		(void)md_cur_u32(c);
-		for (uint32_t i = 0; i < count && i < MD_NOTE_MAX_VALS; i++)
-			n->vals[n->nvals++] = md_cur_u64(c);
-	}
 	return c->err;
 }
 
@@ -499,10 +482,56 @@ static void print_note(FILE *out, const struct md_record *rec, const char *name,
 		fputs(" subject ", out);
 		fputs_escaped(n->subject, out);
 	}
-	if (n->nvals)
-		fputs(" values", out);
-	for (uint32_t i = 0; i < n->nvals; i++)
-		fprintf(out, " %" PRIu64, n->vals[i]);
+	fputc('\n', out);
+}
+
+/* --- NOTE_VALUES: u32 kind, u32 count, count u64 values (a new type:
+ * an older reader skips it by its size) --- */
+
+static void encode_note_values(struct md_buf *b, const struct md_record *rec)
+{
+	const struct md_note_values *v = &rec->u.note_values;
+
+	md_buf_u32(b, v->kind);
+	md_buf_u32(b, v->nvals);
+	for (uint32_t i = 0; i < v->nvals; i++)
+		md_buf_u64(b, v->vals[i]);
+}
+
+static int decode_note_values(struct md_reader *r, struct md_cur *c,
+			      struct md_record *rec)
+{
+	struct md_note_values *v = &rec->u.note_values;
+	uint32_t count;
+
+	(void)r;
+	v->kind = md_cur_u32(c);
+	count = md_cur_u32(c);
+	v->nvals = 0;
+	v->nwritten = count;
+	if (!c->err && (uint64_t)count * 8 != c->len - c->pos)
+		md_cur_fail(c, "note values that do not fill their record");
+	for (uint32_t i = 0; i < count && !c->err; i++) {
+		uint64_t x = md_cur_u64(c);
+
+		if (i < MD_NOTE_MAX_VALS)
+			v->vals[v->nvals++] = x;
+	}
+	return c->err;
+}
+
+static void print_note_values(FILE *out, const struct md_record *rec,
+			      const char *name, const struct md_print_opts *o)
+{
+	const struct md_note_values *v = &rec->u.note_values;
+
+	(void)o;
+	fprintf(out, "%s kind %u %s", name, v->kind,
+		md_note_kind_name(v->kind));
+	for (uint32_t i = 0; i < v->nvals; i++)
+		fprintf(out, " %" PRIu64, v->vals[i]);
+	if (v->nwritten > v->nvals)
+		fprintf(out, " (and %" PRIu64 " more)", v->nwritten - v->nvals);
 	fputc('\n', out);
 }
 
@@ -638,6 +667,8 @@ static const struct md_rectype rectypes[MD_REC__COUNT] = {
 			   md_file_cache_decode, md_file_cache_print},
     [MD_REC_MACHINE] = {"MACHINE", md_machine_encode, md_machine_decode,
 			md_machine_print},
+    [MD_REC_NOTE_VALUES] = {"NOTE_VALUES", encode_note_values,
+			    decode_note_values, print_note_values},
     [MD_REC_IMAGE_KIND] = {"IMAGE_KIND", encode_image_kind, decode_image_kind,
 			   print_image_kind},
 };
@@ -751,15 +782,19 @@ int md_write_note_vals(struct md_writer *w, enum md_note_kind kind,
 		       const uint64_t *vals, uint32_t n)
 {
 	struct md_record rec = {.type = MD_REC_NOTE};
+	int ret;
 
 	if ((unsigned)kind >= MD_NOTE__COUNT || n > MD_NOTE_MAX_VALS)
 		return -EINVAL;
 	rec.u.note = (struct md_note){.kind = kind,
 				      .subject = subject ? subject : "",
-				      .text = text ? text : "",
-				      .nvals = n};
-	if (n)
-		memcpy(rec.u.note.vals, vals, n * sizeof(*vals));
+				      .text = text ? text : ""};
+	ret = md_write_record(w, &rec);
+	if (ret < 0 || !n)
+		return ret;
+	rec = (struct md_record){.type = MD_REC_NOTE_VALUES};
+	rec.u.note_values = (struct md_note_values){.kind = kind, .nvals = n};
+	memcpy(rec.u.note_values.vals, vals, n * sizeof(*vals));
 	return md_write_record(w, &rec);
 }
 

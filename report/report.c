@@ -120,7 +120,8 @@ static const struct {
 			 "[no fault seen]"},
 };
 
-/* Add the values of a dirty-by-mapping note (MD_DIRTY_V_*) to c->dirty. */
+/* Add the values of a dirty-by-mapping note (MD_DIRTY_V_*, its
+ * NOTE_VALUES record) to c->dirty. */
 static void dirty_add(struct report_ctx *c, const uint64_t *v)
 {
 	struct dirty_sum *d = &c->dirty;
@@ -155,14 +156,22 @@ static void recorded_note(struct report_ctx *c, const struct md_note *n)
 	strlist_add_note(&c->res->notes, recorded_kinds[k].kind,
 			 n->subject[0] ? n->subject : NULL,
 			 xasprintf("%s%s", n->text, more ? more : ""));
-	if (k == MD_NOTE_DIRTY_BY_MAPPING && n->nvals >= MD_DIRTY_V__COUNT)
-		dirty_add(c, n->vals);
+}
+
+/* The numbers of the note before (NOTE_VALUES): those of a
+ * dirty-by-mapping note are added up; other kinds have none yet. */
+static void recorded_values(struct report_ctx *c,
+			    const struct md_note_values *v)
+{
+	if (v->kind == MD_NOTE_DIRTY_BY_MAPPING &&
+	    v->nvals >= MD_DIRTY_V__COUNT)
+		dirty_add(c, v->vals);
 }
 
 /* The line standing for two or more dirty-by-mapping notes with their
  * values (NOTEF_SUMMARY: -v shows each note instead); one is shown as it
- * is, and notes without values (none written so) are counted by the
- * footer's kind row. */
+ * is, and notes without values (an older recording's) are counted by
+ * the footer's kind row. */
 static void dirty_summary(struct report_ctx *c)
 {
 	const struct dirty_sum *d = &c->dirty;
@@ -383,6 +392,9 @@ static int pass1(struct report_ctx *c, char **msg)
 			break;
 		case MD_REC_NOTE:
 			recorded_note(c, &rec.u.note);
+			break;
+		case MD_REC_NOTE_VALUES:
+			recorded_values(c, &rec.u.note_values);
 			break;
 		case MD_REC_JITMAP:
 			jitsyms_add(c->jit, &rec.u.jitmap);
