@@ -49,18 +49,6 @@ def fill(fd):
     return n
 
 
-def status(pid, key):
-    """The value of key in /proc/PID/status, or None."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return line.split()[1]
-    except OSError:
-        pass
-    return None
-
-
 def main():
     r, w = os.pipe()
     target = rec = None
@@ -99,10 +87,10 @@ def main():
               "stopped reading" in lines[0],
               f"memsz exits non-zero (exit {rec.returncode}) with one line "
               f"saying the output's reader stopped reading: {lines}")
-        check(target.poll() is None and
-              status(target.pid, "TracerPid") == "0",
-              f"the target runs, untraced (TracerPid "
-              f"{status(target.pid, 'TracerPid')}, exit {target.poll()})")
+        tracer = lib.task_field(target.pid, target.pid, "TracerPid")
+        check(target.poll() is None and tracer == "0",
+              f"the target runs, untraced (TracerPid {tracer}, exit "
+              f"{target.poll()})")
     finally:
         for p in (rec, target):
             if p and p.poll() is None:
