@@ -642,6 +642,11 @@ static void test_note_kinds(void **state)
 	assert_int_equal(open_patched(path, 64 + 16 + 4, "\1", 1, &r), 0);
 	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
 	assert_int_equal(off, 64);
+	/* a NOTE_VALUES count that does not fill its record (2 of 3) is
+	 * damage, not a value left out */
+	assert_int_equal(open_patched(path, 0x130 + 16 + 4, "\2", 1, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	assert_int_equal(off, 0x130);
 	free(path);
 	(void)state;
 }
