@@ -147,7 +147,8 @@ const struct opts_cmd report_cmd = {
 	     "mappings) and res (RES%: RSS / VM SIZE). Anonymous pages\n"
 	     "read back from swap or freed with MADV_FREE may be clean:\n"
 	     "then a mapping's dirty and shdirty are smaps', by mapping\n"
-	     "(a note says how much; within it, estimates).\n",
+	     "(a note says how much, one line for all snapshots and\n"
+	     "-v one a snapshot; within it, estimates).\n",
     .opts = report_opts,
     .col = VIEW_HELP_COL,
     .footer = VIEW_HELP_DEBUGINFOD,

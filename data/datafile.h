@@ -92,6 +92,7 @@ enum md_rec_type {
 				    walk of every page frame */
 	MD_REC_IMAGE_KIND = 21,	 /* whether the file of an IMAGE record was
 				    ELF when recorded */
+	MD_REC_NOTE_VALUES = 22, /* the numbers of the NOTE before it */
 	MD_REC__COUNT
 };
 
@@ -276,6 +277,18 @@ struct md_note {
 			       (md_note_kind_from_text) */
 };
 
+/* A NOTE_VALUES record: the numbers of the NOTE before it, what its kind
+ * says they are, for a report to add up (it never reads numbers from a
+ * note's text). A record of more than MD_NOTE_MAX_VALS is read, its
+ * first MD_NOTE_MAX_VALS kept. */
+#define MD_NOTE_MAX_VALS 8
+struct md_note_values {
+	uint32_t kind;	   /* the note's, enum md_note_kind */
+	uint32_t nvals;	   /* kept in vals */
+	uint64_t nwritten; /* in the record */
+	uint64_t vals[MD_NOTE_MAX_VALS];
+};
+
 /* Bounds of a sample's arrays: md_write_sample() refuses more and the
  * reader takes more as corruption. 64 registers: one per bit of
  * regs_mask (a u64). 4096 frames: the recorder cuts deeper chains, so a
@@ -458,6 +471,7 @@ struct md_record {
 		struct md_snap_mapping mapping;
 		struct md_snap_end snap_end;
 		struct md_note note;
+		struct md_note_values note_values;
 		struct md_sample sample;
 		struct md_end end;
 		struct md_jitmap jitmap;
@@ -532,6 +546,13 @@ int md_writer_open(const char *path, struct md_writer **out);
 /* md_writer_open() with flags (MD_WRITER_*). */
 int md_writer_open_flags(const char *path, unsigned flags,
 			 struct md_writer **out);
+/* md_writer_open_flags() with wait (NULL: none) set as
+ * md_writer_set_wait() sets it before the header is written: a direct
+ * output whose reader reads nothing stalls on the header already, and
+ * the wait's error fails the open with it. */
+int md_writer_open_wait(const char *path, unsigned flags,
+			int (*wait)(void *arg, uint64_t stalled_ns), void *arg,
+			struct md_writer **out);
 /* The recording is valid: flush, append the END record, sync (only when
  * path exists and is not an empty file: no recording is replaced
  * otherwise), make path.old a hard link of an existing non-empty path
@@ -593,6 +614,12 @@ int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);
  * "": about the recording) saying text. */
 int md_write_note_kind(struct md_writer *w, enum md_note_kind kind,
 		       const char *subject, const char *text);
+/* md_write_note_kind() and, with n > 0, a NOTE_VALUES record of the n
+ * numbers vals after it (n at most MD_NOTE_MAX_VALS, else -EINVAL and
+ * nothing written), what kind says they are. */
+int md_write_note_vals(struct md_writer *w, enum md_note_kind kind,
+		       const char *subject, const char *text,
+		       const uint64_t *vals, uint32_t n);
 /* A mapping went away (polling fallback): an MD_REC_MUNMAP record with the
  * same payload as MMAP2 (time, pid, tid, start, len, pgoff, dev, ino, prot,
  * flags, filename of r); the reader returns it in rec->u.mmap2. */

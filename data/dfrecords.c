@@ -485,6 +485,56 @@ static void print_note(FILE *out, const struct md_record *rec, const char *name,
 	fputc('\n', out);
 }
 
+/* --- NOTE_VALUES: u32 kind, u32 count, count u64 values (a new type:
+ * an older reader skips it by its size) --- */
+
+static void encode_note_values(struct md_buf *b, const struct md_record *rec)
+{
+	const struct md_note_values *v = &rec->u.note_values;
+
+	md_buf_u32(b, v->kind);
+	md_buf_u32(b, v->nvals);
+	for (uint32_t i = 0; i < v->nvals; i++)
+		md_buf_u64(b, v->vals[i]);
+}
+
+static int decode_note_values(struct md_reader *r, struct md_cur *c,
+			      struct md_record *rec)
+{
+	struct md_note_values *v = &rec->u.note_values;
+	uint32_t count;
+
+	(void)r;
+	v->kind = md_cur_u32(c);
+	count = md_cur_u32(c);
+	v->nvals = 0;
+	v->nwritten = count;
+	/* a count short of the record leaves bytes after the fields, one
+	 * past it runs out of them: damage either way (md_read_next) */
+	for (uint32_t i = 0; i < count && !c->err; i++) {
+		uint64_t x = md_cur_u64(c);
+
+		if (i < MD_NOTE_MAX_VALS)
+			v->vals[v->nvals++] = x;
+	}
+	return c->err;
+}
+
+static void print_note_values(FILE *out, const struct md_record *rec,
+			      const char *name, const struct md_print_opts *o)
+{
+	const struct md_note_values *v = &rec->u.note_values;
+
+	(void)o;
+	fprintf(out, "%s kind %u %s", name, v->kind,
+		md_note_kind_name(v->kind));
+	for (uint32_t i = 0; i < v->nvals; i++)
+		fprintf(out, " %" PRIu64, v->vals[i]);
+	if (v->nwritten > v->nvals)
+		fprintf(out, " (and %" PRIu64 " more)", v->nwritten - v->nvals);
+	fputc('\n', out);
+}
+
 /* --- JITMAP --- */
 
 static void encode_jitmap(struct md_buf *b, const struct md_record *rec)
@@ -617,6 +667,8 @@ static const struct md_rectype rectypes[MD_REC__COUNT] = {
 			   md_file_cache_decode, md_file_cache_print},
     [MD_REC_MACHINE] = {"MACHINE", md_machine_encode, md_machine_decode,
 			md_machine_print},
+    [MD_REC_NOTE_VALUES] = {"NOTE_VALUES", encode_note_values,
+			    decode_note_values, print_note_values},
     [MD_REC_IMAGE_KIND] = {"IMAGE_KIND", encode_image_kind, decode_image_kind,
 			   print_image_kind},
 };
@@ -722,13 +774,27 @@ int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r)
 int md_write_note_kind(struct md_writer *w, enum md_note_kind kind,
 		       const char *subject, const char *text)
 {
-	struct md_record rec = {.type = MD_REC_NOTE};
+	return md_write_note_vals(w, kind, subject, text, NULL, 0);
+}
 
-	if ((unsigned)kind >= MD_NOTE__COUNT)
+int md_write_note_vals(struct md_writer *w, enum md_note_kind kind,
+		       const char *subject, const char *text,
+		       const uint64_t *vals, uint32_t n)
+{
+	struct md_record rec = {.type = MD_REC_NOTE};
+	int ret;
+
+	if ((unsigned)kind >= MD_NOTE__COUNT || n > MD_NOTE_MAX_VALS)
 		return -EINVAL;
 	rec.u.note = (struct md_note){.kind = kind,
 				      .subject = subject ? subject : "",
 				      .text = text ? text : ""};
+	ret = md_write_record(w, &rec);
+	if (ret < 0 || !n)
+		return ret;
+	rec = (struct md_record){.type = MD_REC_NOTE_VALUES};
+	rec.u.note_values = (struct md_note_values){.kind = kind, .nvals = n};
+	memcpy(rec.u.note_values.vals, vals, n * sizeof(*vals));
 	return md_write_record(w, &rec);
 }
 

@@ -589,6 +589,13 @@ int md_writer_open(const char *path, struct md_writer **out)
 int md_writer_open_flags(const char *path, unsigned flags,
 			 struct md_writer **out)
 {
+	return md_writer_open_wait(path, flags, NULL, NULL, out);
+}
+
+int md_writer_open_wait(const char *path, unsigned flags,
+			int (*wait)(void *arg, uint64_t stalled_ns), void *arg,
+			struct md_writer **out)
+{
 	struct md_writer *w;
 	uint8_t hdr[MD_HEADER_SIZE] = {0};
 	const char *name;
@@ -616,15 +623,6 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	put_u64(hdr + HDR_MONO, clock_ns(CLOCK_MONOTONIC));
 	put_u32(hdr + HDR_PAGE_SIZE, (uint32_t)sysconf(_SC_PAGESIZE));
 	put_u32(hdr + HDR_CRC, md_header_crc(hdr, MD_HEADER_SIZE));
-	ret = write_all(NULL, fd, hdr, sizeof(hdr), &done);
-	if (ret < 0) {
-		close(fd);
-		if (tmp && !unnamed)
-			unlinkat(dfd, tmp + base, 0);
-		close(dfd);
-		free(tmp);
-		return ret;
-	}
 	w = xcalloc(1, sizeof(*w));
 	w->fd = fd;
 	w->dfd = dfd;
@@ -633,6 +631,26 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	w->tmp = tmp;
 	w->direct = !tmp;
 	w->unnamed = unnamed;
+	w->wait = wait;
+	w->wait_arg = arg;
+	/* the header goes out as every record does: a direct output whose
+	 * reader reads nothing stalls here already, and the hook must see
+	 * it (the stop signals are blocked by then) */
+	ret = write_all(w, fd, hdr, sizeof(hdr), &done);
+	if (ret < 0) {
+		if (w->has_timer) {
+			timer_delete(w->timer);
+			sigaction(SIGALRM, &w->old_alrm, NULL);
+		}
+		close(fd);
+		if (tmp && !unnamed)
+			unlinkat(dfd, tmp + base, 0);
+		close(dfd);
+		free(tmp);
+		free(w->path);
+		free(w);
+		return ret;
+	}
 	w->off = MD_HEADER_SIZE;
 	w->version = flags & MD_WRITER_V5 ? 5 : MD_VERSION;
 	w->page_shift =

@@ -51,8 +51,25 @@ enum md_note_kind {
 	MD_NOTE_SAMPLED,	   /* events sampled 1 in N (--count N > 1) */
 	MD_NOTE_DIRTY_BY_MAPPING,  /* anonymous pages counted clean by
 				      smaps' dirty totals of their
-				      mappings, not page by page */
+				      mappings, not page by page; one a
+				      snapshot, its values: pid, bytes
+				      counted clean, their mappings,
+				      bytes DIRTY and SHR DIRTY differ
+				      from smaps, their mappings,
+				      mappings changed between the reads
+				      (MD_DIRTY_V_*) */
 	MD_NOTE__COUNT
+};
+
+/* The values of an MD_NOTE_DIRTY_BY_MAPPING note, by index. */
+enum md_dirty_val {
+	MD_DIRTY_V_PID,
+	MD_DIRTY_V_CLEANED,  /* bytes */
+	MD_DIRTY_V_NCLEANED, /* mappings */
+	MD_DIRTY_V_OFF,	     /* bytes */
+	MD_DIRTY_V_NOFF,     /* mappings */
+	MD_DIRTY_V_NCHANGED, /* mappings */
+	MD_DIRTY_V__COUNT
 };
 
 /* The name of kind ("no-pfn", "unreadable-pages", ...), as dump -v and

@@ -366,16 +366,17 @@ int session_open(const struct session_opts *o, struct session **out)
 	if (r->loop.sfd < 0)
 		return rec_fail(r, -errno, "cannot create a signalfd: %s",
 				strerror(errno));
-	err = md_writer_open_flags(
+	/* the wait hook from the header on: a reader that reads nothing
+	 * stalls it, and the stop signals are blocked already */
+	err = md_writer_open_wait(
 	    r->path,
 	    (o->output_special ? MD_WRITER_SPECIAL : 0) |
 		(o->one_shot ? MD_WRITER_BATCH | MD_WRITER_UNNAMED : 0) |
 		(o->launch ? MD_WRITER_CMDOUT : 0),
-	    &r->w);
+	    rec_output_wait, r, &r->w);
 	if (err < 0)
 		return rec_fail(r, err, "cannot open '%s': %s", r->path,
 				memsz_strerror(err));
-	md_writer_set_wait(r->w, rec_output_wait, r);
 	err = snapper_new(r->w, &r->sn.s);
 	if (err < 0)
 		return rec_fail(r, err, "cannot start snapshots: %s",

@@ -200,6 +200,15 @@ int snap_dirty_finish(struct snap_job *j, uint32_t seq, bool note)
 	int ret = 0;
 
 	if (note && (d->cleaned || d->off || d->nchanged)) {
+		/* the numbers again for a report to add up (notekind.h) */
+		const uint64_t vals[MD_DIRTY_V__COUNT] = {
+		    [MD_DIRTY_V_PID] = (uint64_t)j->pid,
+		    [MD_DIRTY_V_CLEANED] = d->cleaned << shift,
+		    [MD_DIRTY_V_NCLEANED] = d->ncleaned,
+		    [MD_DIRTY_V_OFF] = d->off << shift,
+		    [MD_DIRTY_V_NOFF] = d->noff,
+		    [MD_DIRTY_V_NCHANGED] = d->nchanged,
+		};
 		char *txt = xasprintf(
 		    "pid %d, snapshot %" PRIu32 ": %" PRIu64 " bytes of "
 		    "anonymous memory in %" PRIu32 " mapping(s) counted clean "
@@ -217,7 +226,8 @@ int snap_dirty_finish(struct snap_job *j, uint32_t seq, bool note)
 		    j->pid, seq, d->cleaned << shift, d->ncleaned,
 		    d->off << shift, d->noff, d->nchanged);
 
-		ret = snap_note(j->s, MD_NOTE_DIRTY_BY_MAPPING, NULL, txt);
+		ret = snap_note_vals(j->s, MD_NOTE_DIRTY_BY_MAPPING, NULL, txt,
+				     vals, MD_DIRTY_V__COUNT);
 		free(txt);
 	}
 	free(d->kb);

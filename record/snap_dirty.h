@@ -26,7 +26,10 @@
  * how many were counted clean so, by how many pages a mapping still
  * differs (dirty file pages after its smaps dirty pages were taken), and
  * how many mappings changed between the two reads (resident pages not
- * smaps' Rss: a target that ran).
+ * smaps' Rss: a target that ran). A target not held through both (start,
+ * interval, final and one-shot snapshots without --freeze) that writes a page
+ * already resident and clean at the smaps read has it counted clean, and
+ * its mapping not counted as changed: its Rss is the same.
  * MEMSZ_SMAPS_DIRTY: "1" reads smaps for every snapshot, "0" never (a
  * testing aid).
  */

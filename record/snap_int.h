@@ -673,5 +673,9 @@ void snap_tell(const struct snapper *s, const char *msg);
  * (snap_tell) too. Returns 0 or the write error. */
 int snap_note(const struct snapper *s, enum md_note_kind kind,
 	      const char *subject, const char *text);
+/* snap_note() with the n numbers vals (md_write_note_vals()). */
+int snap_note_vals(const struct snapper *s, enum md_note_kind kind,
+		   const char *subject, const char *text, const uint64_t *vals,
+		   uint32_t n);
 
 #endif

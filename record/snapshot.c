@@ -247,7 +247,14 @@ void snap_tell(const struct snapper *s, const char *msg)
 int snap_note(const struct snapper *s, enum md_note_kind kind,
 	      const char *subject, const char *text)
 {
-	int ret = md_write_note_kind(s->w, kind, subject, text);
+	return snap_note_vals(s, kind, subject, text, NULL, 0);
+}
+
+int snap_note_vals(const struct snapper *s, enum md_note_kind kind,
+		   const char *subject, const char *text, const uint64_t *vals,
+		   uint32_t n)
+{
+	int ret = md_write_note_vals(s->w, kind, subject, text, vals, n);
 
 	if (ret >= 0 && s->tell) {
 		char *msg = xasprintf("note: %s", text);
@@ -677,7 +684,10 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	if (ret < 0)
 		goto out;
 	/* smaps' dirty totals, where anonymous pages may be clean, read
-	 * while the target is held for the page walk */
+	 * right before the page walk: the target is held through both only
+	 * when this snapshot holds it (--freeze, a growth snapshot of a
+	 * traced target, the exit snapshot); else a page it writes between
+	 * the reads is counted as smaps counted it (snap_dirty.h) */
 	snap_dirty_load(&j);
 	ret = snap_run(s, &j, pid, seq, ps.hwm, sfd, ids, st);
 	tell_decisions(s, &j, &ps, seq, ret);

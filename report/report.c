@@ -109,6 +109,9 @@ static const struct {
     [MD_NOTE_HELD] = {NOTE_SAMPLING, true, false},
     [MD_NOTE_PAGES_CHANGED] = {NOTE_PAGES_CHANGED, false, false},
     [MD_NOTE_MAPS_CHANGED] = {NOTE_MAPS_CHANGED, false, false},
+    /* one a snapshot: with their values, one line adds them up
+     * (dirty_summary) */
+    [MD_NOTE_DIRTY_BY_MAPPING] = {NOTE_DIRTY_BY_MAPPING, false, false},
     [MD_NOTE_LOST] = {NOTE_OTHER, false, true},
     /* [no fault seen] is defined as pages resident before recording
      * began or not resident: say what else it holds */
@@ -116,6 +119,27 @@ static const struct {
 			 ": the pages of the faults not sampled are under "
 			 "[no fault seen]"},
 };
+
+/* Add the values of a dirty-by-mapping note (MD_DIRTY_V_*, its
+ * NOTE_VALUES record) to c->dirty. */
+static void dirty_add(struct report_ctx *c, const uint64_t *v)
+{
+	struct dirty_sum *d = &c->dirty;
+	struct pidinfo *pi = pid_get(c, (uint32_t)v[MD_DIRTY_V_PID]);
+
+	d->nnotes++;
+	d->npids += !pi->dirty_noted;
+	pi->dirty_noted = true;
+	d->cleaned += v[MD_DIRTY_V_CLEANED];
+	d->ncleaned += v[MD_DIRTY_V_NCLEANED];
+	d->off += v[MD_DIRTY_V_OFF];
+	d->noff += v[MD_DIRTY_V_NOFF];
+	d->nchanged += v[MD_DIRTY_V_NCHANGED];
+	if (v[MD_DIRTY_V_OFF] > d->max_off) {
+		d->max_off = v[MD_DIRTY_V_OFF];
+		d->max_pid = (uint32_t)v[MD_DIRTY_V_PID];
+	}
+}
 
 /* A note written by `memsz record`, grouped by its recorded kind (a kind
  * this memsz does not know is shown as it is). */
@@ -132,6 +156,47 @@ static void recorded_note(struct report_ctx *c, const struct md_note *n)
 	strlist_add_note(&c->res->notes, recorded_kinds[k].kind,
 			 n->subject[0] ? n->subject : NULL,
 			 xasprintf("%s%s", n->text, more ? more : ""));
+}
+
+/* The numbers of the note before (NOTE_VALUES): those of a
+ * dirty-by-mapping note are added up; other kinds have none yet. */
+static void recorded_values(struct report_ctx *c,
+			    const struct md_note_values *v)
+{
+	if (v->kind == MD_NOTE_DIRTY_BY_MAPPING &&
+	    v->nvals >= MD_DIRTY_V__COUNT)
+		dirty_add(c, v->vals);
+}
+
+/* The line standing for two or more dirty-by-mapping notes with their
+ * values (NOTEF_SUMMARY: -v shows each note instead); one is shown as it
+ * is, and notes without values (an older recording's) are counted by
+ * the footer's kind row. */
+static void dirty_summary(struct report_ctx *c)
+{
+	const struct dirty_sum *d = &c->dirty;
+	char most[64] = "";
+
+	if (d->nnotes < 2)
+		return;
+	if (d->max_off)
+		snprintf(most, sizeof(most),
+			 " (at most %" PRIu64 " in a snapshot, of pid %u)",
+			 d->max_off, d->max_pid);
+	strlist_add_about(
+	    &c->res->notes, NOTE_DIRTY_BY_MAPPING, 0, NOTEF_SUMMARY,
+	    xasprintf("%zu snapshots of %zu process(es) counted anonymous "
+		      "memory clean by the dirty totals smaps gives its "
+		      "mappings, not page by page (DIRTY and SHR DIRTY of a "
+		      "mapping are smaps', their split by symbol or stack "
+		      "inside it is not): %" PRIu64 " bytes in %" PRIu64
+		      " mapping(s), summed over the snapshots; DIRTY and SHR "
+		      "DIRTY differ from smaps by %" PRIu64 " bytes in %" PRIu64
+		      " mapping(s)%s, and %" PRIu64 " mapping(s) changed "
+		      "between the reads of smaps and of their pages "
+		      "\u2014 -v lists each",
+		      d->nnotes, d->npids, d->cleaned, d->ncleaned, d->off,
+		      d->noff, most, d->nchanged));
 }
 
 /* --- pass 1: images, comms, lost counts, notes, snapshot summaries --- */
@@ -327,6 +392,9 @@ static int pass1(struct report_ctx *c, char **msg)
 			break;
 		case MD_REC_NOTE:
 			recorded_note(c, &rec.u.note);
+			break;
+		case MD_REC_NOTE_VALUES:
+			recorded_values(c, &rec.u.note_values);
 			break;
 		case MD_REC_JITMAP:
 			jitsyms_add(c->jit, &rec.u.jitmap);
@@ -945,6 +1013,7 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		goto out;
 	}
 	peak_notes(&c);
+	dirty_summary(&c);
 	chosen_stats(&c, chosen);
 	c.at = (struct key_at){.lb = lb};
 	c.at.callers = c.at.site =

@@ -42,6 +42,18 @@ struct pidinfo {
 			     it, shown when a kept row comes from it */
 	uint64_t vm_hwm;  /* highest VmHWM its snapshots recorded */
 	uint64_t exit_ns; /* its EXIT record's time, 0: none read */
+	bool dirty_noted; /* a dirty-by-mapping note is about it */
+};
+
+/* The dirty-by-mapping notes of a recording (one a snapshot) added up
+ * from their values, for the one footer line that stands for them. */
+struct dirty_sum {
+	size_t nnotes, npids;
+	uint64_t cleaned, ncleaned; /* bytes and mappings counted clean */
+	uint64_t off, noff;	    /* bytes and mappings differing */
+	uint64_t max_off;	    /* the most bytes one snapshot differs */
+	uint32_t max_pid;	    /* by, and its process */
+	uint64_t nchanged;	    /* mappings changed between the reads */
 };
 
 /* FILE SIZE and the VM SIZE of file mappings and .bss tails count once
@@ -187,6 +199,7 @@ struct report_ctx {
 	struct pidinfo *pids;
 	size_t npids, pidcap;
 	uint64_t lost;
+	struct dirty_sum dirty;
 	/* IMAGE_KIND records the reader ignored, and why the first was */
 	uint64_t kinds_ignored;
 	const char *kind_ignored_why;

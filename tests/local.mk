@@ -350,9 +350,11 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2470-record-one-shot-sigint.py \
 	tests/t2471-report-pid-not-recorded.py \
 	tests/t2472-help-usage-width.py \
+	tests/t2473-report-dirty-note-grouped.py \
 	tests/t2474-record-output-stalled.py \
 	tests/t2479-record-commit-keeps-file.py \
 	tests/t2483-record-old-dir-complete.py \
+	tests/t2485-record-header-stalled.py \
 	tests/t2475-record-attach-churn.py \
 	tests/t2476-record-sideband-stopped.py \
 	tests/t2477-record-faults-mlock-limit.py \

@@ -48,18 +48,6 @@ def threads(pid):
         return []
 
 
-def task_field(pid, tid, key):
-    """The value of key in /proc/PID/task/TID/status, or None."""
-    try:
-        with open(f"/proc/{pid}/task/{tid}/status") as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return line.split()[1]
-    except OSError:
-        pass
-    return None
-
-
 def kids(pid):
     """The children of pid (none once it ended)."""
     try:
@@ -72,7 +60,7 @@ def held(pid):
     """Whether a thread of pid or of a child of it is stopped by a tracer
     (state 't'): without --faults the workload waits for a child held at
     its fork or exit stop."""
-    return any(task_field(p, t, "State") == "t"
+    return any(lib.task_field(p, t, "State") == "t"
                for p in {pid} | kids(pid) for t in threads(p))
 
 
@@ -165,7 +153,7 @@ def one_case(tmp, churn, faults, launch, pipe=False):
               f"saying the output stalled and what it received is "
               f"incomplete: {last!r}")
         if launch:
-            left = {k: task_field(target, target, k)
+            left = {k: lib.task_field(target, target, k)
                     for k in ("State", "PPid", "TracerPid")}
             # ended: gone, or a zombie memsz's grace period (4 s under
             # load) left to init, as after any write error
@@ -173,7 +161,7 @@ def one_case(tmp, churn, faults, launch, pipe=False):
                   f"{what}: the launched command was ended (pid "
                   f"{target}; {left})")
             return
-        tracers = {task_field(target, t, "TracerPid")
+        tracers = {lib.task_field(target, t, "TracerPid")
                    for t in threads(target)}
         check(work.poll() is None and tracers == {"0"}
               and not held(target),

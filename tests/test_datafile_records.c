@@ -572,6 +572,7 @@ static void test_old_snap_end(void **state)
 static void test_note_kinds(void **state)
 {
 	char *path = tpath("notes.data");
+	static const uint64_t vals[] = {7, 8388608, 1};
 	struct md_writer *w;
 	struct md_reader *r;
 	struct md_record rec;
@@ -589,6 +590,13 @@ static void test_note_kinds(void **state)
 	assert_int_equal(
 	    md_write_note_kind(w, MD_NOTE_EVENT, NULL, "event 0: page-faults"),
 	    0);
+	/* numbers after the text, for a report to add up */
+	assert_int_equal(md_write_note_vals(w, MD_NOTE_DIRTY_BY_MAPPING, NULL,
+					    "counted clean", vals, 3),
+			 0);
+	assert_int_equal(md_write_note_vals(w, MD_NOTE_DIRTY_BY_MAPPING, NULL,
+					    "x", vals, MD_NOTE_MAX_VALS + 1),
+			 -EINVAL);
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 
@@ -614,6 +622,18 @@ static void test_note_kinds(void **state)
 	assert_string_equal(rec.u.note.text, "event 0: page-faults");
 	assert_false(rec.u.note.kind_inferred);
 	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.u.note.kind, MD_NOTE_DIRTY_BY_MAPPING);
+	assert_string_equal(rec.u.note.text, "counted clean");
+	/* the values: a record of their own after the note */
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_NOTE_VALUES);
+	assert_int_equal(rec.u.note_values.kind, MD_NOTE_DIRTY_BY_MAPPING);
+	assert_int_equal(rec.u.note_values.nvals, 3);
+	assert_memory_equal(rec.u.note_values.vals, vals, sizeof(vals));
+	assert_string_equal(print_record(&rec, false),
+			    "0x130 [0x30]: NOTE_VALUES kind 23 "
+			    "dirty-by-mapping 7 8388608 1\n");
+	assert_int_equal(md_read_next(r, &rec), 1);
 	assert_int_equal(rec.type, MD_REC_END);
 	md_reader_close(r);
 
@@ -622,6 +642,11 @@ static void test_note_kinds(void **state)
 	assert_int_equal(open_patched(path, 64 + 16 + 4, "\1", 1, &r), 0);
 	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
 	assert_int_equal(off, 64);
+	/* a NOTE_VALUES count that does not fill its record (2 of 3) is
+	 * damage, not a value left out */
+	assert_int_equal(open_patched(path, 0x130 + 16 + 4, "\2", 1, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	assert_int_equal(off, 0x130);
 	free(path);
 	(void)state;
 }

@@ -132,6 +132,10 @@ static const struct {
 			   "cannot be decoded, left under their section's "
 			   "label",
 			   NULL, false},
+    [NOTE_DIRTY_BY_MAPPING] = {"snapshots counted anonymous memory clean "
+			       "by the dirty totals smaps gives its "
+			       "mappings, not page by page",
+			       "-v lists each", true},
 };
 
 /* Subjects named in a grouped line. */

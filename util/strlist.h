@@ -59,6 +59,8 @@ enum note_kind {
 	NOTE_MINIDEBUG_DROPPED,	 /* .gnu_debugdata or its symbols dropped */
 	NOTE_NAMES_DROPPED,	 /* symbols whose names overlap dropped */
 	NOTE_LSDA_SKIPPED,	 /* LSDAs that cannot be decoded */
+	NOTE_DIRTY_BY_MAPPING,	 /* anonymous pages counted clean by
+				    smaps' totals of their mappings */
 	NOTE__COUNT
 };
 

@@ -22,7 +22,8 @@ from .core import (
     MEMSZ, SRCDIR, PAGE, sibling_test, check, check_quiet, skip_part, skip,
     fail, finish, wait_until, workload, read_int, dir_removed, run_ok)
 from .proc import (
-    resume, urgent, perf_map, untraced_threads, proc_state, wait_stopped,
+    resume, urgent, perf_map, untraced_threads, proc_state, task_field,
+    wait_stopped,
     workload_ready, workload_stopped, stopped, asleep_in, reading_pipe,
     in_nanosleep, nmaps,
     smaps_vmas, smaps_inode_rss, smaps_rollup, all_rollups, cpu_state,
@@ -62,7 +63,8 @@ __all__ = [
     "MEMSZ", "SRCDIR", "PAGE", "sibling_test", "check", "check_quiet",
     "skip_part", "skip", "fail", "finish", "wait_until", "workload",
     "read_int", "dir_removed", "run_ok", "resume", "urgent", "perf_map",
-    "untraced_threads", "proc_state", "wait_stopped", "workload_ready",
+    "untraced_threads", "proc_state", "task_field", "wait_stopped",
+    "workload_ready",
     "workload_stopped",
     "stopped", "asleep_in", "reading_pipe", "in_nanosleep",
     "nmaps", "smaps_vmas", "smaps_inode_rss",

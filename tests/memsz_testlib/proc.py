@@ -83,6 +83,19 @@ def proc_state(pid):
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
+def task_field(pid, tid, key):
+    """The value of key in /proc/PID/task/TID/status ("State",
+    "TracerPid", ...), or None (gone, or no such key)."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return line.split()[1]
+    except OSError:
+        pass
+    return None
+
+
 def wait_stopped(pid):
     """Waits until pid is stopped (state T or t); see wait_until."""
     wait_until(lambda: proc_state(pid) in "Tt", f"pid {pid} to stop")
