@@ -183,7 +183,10 @@ const struct opts_cmd record_cmd = {
 	"                     -G CGROUP | -- CMD [ARG...])\n",
     .about = "Record where images are loaded (perf mmap2 events) and which "
 	     "pages are\nresident (snapshots at start, when resident memory "
-	     "grows, every --interval,\nand at the end).\n",
+	     "grows, every --interval,\nand at the end). Exit status: "
+	     "the command's; SIGINT (Ctrl-C), SIGTERM or\nSIGHUP stops "
+	     "the recording, writes it, and memsz dies by the signal\n"
+	     "(unless the command exited by itself: its status).\n",
     .opts = record_opts,
     .col = 24,
     /* the launched command's options are its own */
@@ -761,6 +764,17 @@ static int say_cut(const struct record_args *a, const struct session_stats *st)
 	return 128 + st->cut_sig;
 }
 
+/* A recording stopped by SIGINT, SIGTERM or SIGHUP (Ctrl-C), committed:
+ * memsz dies by the signal, as perf record does after writing its file,
+ * so that bash stops the script or loop that ran it (an exit status of
+ * 130, or of 0 with -p, let a `for` loop go on after Ctrl-C). Returns
+ * 128 + sig, the status should the signal not end memsz. */
+static int die_stopped(int sig)
+{
+	memsz_die_by_signal(sig);
+	return 128 + sig;
+}
+
 /* Say why the recording ended without one, if it did (a write error,
  * nothing recorded). Returns 1 then, else -1. */
 static int say_failure(const struct record_args *a,
@@ -853,6 +867,8 @@ static int record(struct record_args *a, const int *pids, int npids,
 	/* cut only once a snapshot was taken: committed unless werr */
 	if (st.cut_sig && st.committed)
 		ret = say_cut(a, &st);
+	else if (st.committed && session_stop_signal(s))
+		ret = die_stopped(session_stop_signal(s));
 out:
 	err = session_free(s);
 	if (err < 0 && ret == 0) {

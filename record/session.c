@@ -815,6 +815,13 @@ int session_exit_code(const struct session *r)
 	return r->child && r->loop.got_exit ? exit_code(r->loop.status) : 0;
 }
 
+int session_stop_signal(const struct session *r)
+{
+	if (r->child && r->loop.got_exit && WIFEXITED(r->loop.status))
+		return 0;
+	return r->loop.int_sig;
+}
+
 const char *session_why(const struct session *r)
 {
 	return r->why ? r->why : "";
