@@ -490,6 +490,13 @@ int target_launch(char **argv, const sigset_t *mask)
 		signal(SIGXFSZ, sigxfsz_found);
 		if (read(go[0], &c, 1) != 1)
 			_exit(EXIT_EXEC_FAILED);
+		/* the standard descriptors as memsz was given them: one it
+		 * found closed (and put /dev/null on) is closed again, so
+		 * that the command's writes fail as they would without
+		 * memsz, not vanish into /dev/null */
+		for (int fd = 0; fd <= 2; fd++)
+			if (std_fd_nulled(fd))
+				close(fd);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
