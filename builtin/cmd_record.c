@@ -184,9 +184,10 @@ const struct opts_cmd record_cmd = {
     .about = "Record where images are loaded (perf mmap2 events) and which "
 	     "pages are\nresident (snapshots at start, when resident memory "
 	     "grows, every --interval,\nand at the end). Exit status: "
-	     "the command's; SIGINT (Ctrl-C), SIGTERM or\nSIGHUP stops "
-	     "the recording, writes it, and memsz dies by the signal\n"
-	     "(unless the command exited by itself: its status).\n",
+	     "the command's (126: it cannot be run, 127: not\nfound, as "
+	     "in the shell); SIGINT (Ctrl-C), SIGTERM or SIGHUP stops "
+	     "the\nrecording, writes it, and memsz dies by the signal "
+	     "(unless the command\nexited by itself: its status).\n",
     .opts = record_opts,
     .col = 24,
     /* the launched command's options are its own */
@@ -853,8 +854,11 @@ static int record(struct record_args *a, const int *pids, int npids,
 	scan = NULL; /* the session owns it */
 	if (err < 0) {
 		memsz_error("%s", session_why(s));
+		/* as the shell, env and timeout: 127 the command was not
+		 * found, 126 it was found but could not be run (EACCES: a
+		 * directory, a file without x, a noexec mount) */
 		if (session_exec_failed(s))
-			ret = 127;
+			ret = session_exec_failed(s) == -ENOENT ? 127 : 126;
 		goto out;
 	}
 	session_run(s);

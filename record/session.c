@@ -406,7 +406,7 @@ int session_launch(struct session *r, char **argv)
 	if (err < 0) {
 		rec_fail(r, err, "cannot run '%s': %s", argv[0],
 			 memsz_strerror(err));
-		r->exec_failed = true;
+		r->exec_failed = err;
 		goto out_child;
 	}
 	return 0;
@@ -827,7 +827,7 @@ const char *session_why(const struct session *r)
 	return r->why ? r->why : "";
 }
 
-bool session_exec_failed(const struct session *r)
+int session_exec_failed(const struct session *r)
 {
 	return r->exec_failed;
 }

@@ -153,8 +153,9 @@ int session_stop_signal(const struct session *s);
  * util.h's error convention gives beside a code, held by s (valid until
  * the next call on s or session_free()). */
 const char *session_why(const struct session *s);
-/* True if session_launch() failed because the command could not exec. */
-bool session_exec_failed(const struct session *s);
+/* The error (a negative errno) with which the command could not exec when
+ * session_launch() failed so; 0 otherwise. */
+int session_exec_failed(const struct session *s);
 /* Stop tracing, close everything, restore the signal mask and close the
  * output. Returns the writer's close status (0 or a negative code). NULL
  * is fine. */

@@ -35,6 +35,16 @@ fails "command that does not exist" \
 	"^memsz: cannot run 'memsz-no-such-cmd': No such file" \
 	-- memsz-no-such-cmd
 check "... exits 127 like a shell" test $rc -eq 127
+# found but not executable (EACCES: a file without x, a directory): 126,
+# as env, timeout and the shell say; memsz said 127, "not found"
+for f in /etc/passwd /tmp; do
+	env "$f" 2>/dev/null
+	want=$?
+	fails "command $f" "^memsz: cannot run '$f': Permission denied" \
+		-- "$f"
+	check "... exits $rc like env ($want: found, cannot be run)" \
+		test $rc -eq $want -a $want -eq 126
+done
 fails "unwritable output" "^memsz: cannot open '/nonexistent/x.data'" \
 	-o /nonexistent/x.data -- true
 # a sample ring that holds under two samples (dwarf's 8 KiB stack copy):
