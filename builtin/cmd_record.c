@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The options of one `memsz record`, parsed. */
 struct record_args {
@@ -35,6 +36,7 @@ struct record_args {
 	struct perf_event_attr *sattr; /* parsed from events */
 	size_t nsattr;
 	char **cmd;		  /* launched command, or NULL */
+	bool out_dash;		  /* -o -: standard output */
 	const char **cache_paths; /* --cache-paths, in order */
 	size_t ncache_paths, cache_cap;
 };
@@ -45,7 +47,8 @@ static const struct opt record_opts[] = {
     {'o', "output", OPT_ARG, "FILE", 'o',
      "write to FILE (default memsz.data), replaced only\n"
      "by a complete recording; the previous one is kept\n"
-     "as FILE.old",
+     "as FILE.old; - is standard output (as\n"
+     "--output-special /dev/stdout; not a terminal)",
      NULL},
     {0, "output-special", OPT_NOARG, NULL, 'O',
      "FILE may be a pipe, device or socket (or a symlink\n"
@@ -407,7 +410,12 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 			memsz_error("-o wants a file name, not ''");
 			return EXIT_USAGE;
 		}
-		a->so.path = arg;
+		/* '-' is standard output, as for perf record (a file named
+		 * '-' was written): what --output-special /dev/stdout does,
+		 * with its refusals (closed, also stderr or the command's
+		 * output) */
+		a->out_dash = !strcmp(arg, "-");
+		a->so.path = a->out_dash ? "/dev/stdout" : arg;
 		break;
 	case 'O':
 		a->so.output_special = true;
@@ -546,6 +554,8 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		return ret;
 	if (optind < argc)
 		a->cmd = argv + optind;
+	if (a->out_dash)
+		a->so.output_special = true;
 	a->so.samples = a->sattr;
 	a->so.nsamples = a->nsattr;
 	a->so.names = a->events;
@@ -834,6 +844,14 @@ static int record(struct record_args *a, const int *pids, int npids,
 
 	a->so.say = say;
 	a->so.launch = a->cmd != NULL;
+	/* a recording is binary: none is sent to a terminal (as gzip
+	 * refuses to), where it would garble the screen */
+	if (a->out_dash && isatty(STDOUT_FILENO)) {
+		memsz_error("-o -: standard output is a terminal; redirect it "
+			    "to a file or a pipe");
+		target_scan_free(scan);
+		return 1;
+	}
 	/* a pipe whose reader left (-o /dev/stdout | head) and a file
 	 * grown past the size limit (ulimit -f) are write errors (EPIPE,
 	 * EFBIG) said in one line, what was recorded kept as FILE.partial,
