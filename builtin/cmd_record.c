@@ -877,6 +877,8 @@ static int record(struct record_args *a, const int *pids, int npids,
 		 * directory, a file without x, a noexec mount) */
 		if (session_exec_failed(s))
 			ret = session_exec_failed(s) == -ENOENT ? 127 : 126;
+		else if (session_stop_signal(s)) /* Ctrl-C at the launch */
+			ret = die_stopped(session_stop_signal(s));
 		goto out;
 	}
 	session_run(s);

@@ -383,6 +383,24 @@ static void reap_child(struct session *r)
 		;
 }
 
+/* A launch that failed (err) because of a stop signal: Ctrl-C reaches
+ * the command being started too, which dies of it before it is seized
+ * or its events are opened ("cannot trace: Operation not permitted",
+ * "cannot open perf events: No such process"). Says the interruption
+ * instead when a stop signal is pending (taken: session_stop_signal()
+ * tells it, and memsz dies by it). Returns the code. */
+static int launch_interrupted(struct session *r, const char *cmd, int err)
+{
+	rec_take_pending_signals(r);
+	if (!r->loop.int_sig)
+		return err;
+	r->exec_failed = 0;
+	return rec_fail(r, -EINTR,
+			"interrupted by SIG%s while starting '%s': nothing "
+			"recorded",
+			sigabbrev_np(r->loop.int_sig), cmd);
+}
+
 int session_launch(struct session *r, char **argv)
 {
 	int err = target_launch(argv, &r->loop.oldmask);
@@ -412,7 +430,7 @@ int session_launch(struct session *r, char **argv)
 	return 0;
 out_child:
 	reap_child(r);
-	return err;
+	return launch_interrupted(r, argv[0], err);
 }
 
 /* Seize the attached targets with ptrace (following the children they

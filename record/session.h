@@ -143,7 +143,8 @@ void session_finish(struct session *s, struct session_stats *st);
  * or 0 when attached or when it has not been reaped. */
 int session_exit_code(const struct session *s);
 /* The stop signal (SIGINT, SIGTERM or SIGHUP) that ended the recording
- * and that memsz dies by once it is written, as perf record does, so that
+ * (or interrupted session_launch()) and that memsz dies by once it is
+ * written, as perf record does, so that
  * the shell stops the loop or script that ran it; 0 when none came, or
  * when the launched command exited by itself (not killed by a signal):
  * then its exit status (session_exit_code) is memsz's, as a shell passes

@@ -1,6 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""t2493: memsz sends no SIGTERM to a launched command that a fatal
+"""t2493: Ctrl-C around a launched command's start and end.
+
+During the launch: a SIGINT that reaches memsz and the command being
+started (which dies of it before memsz seizes it) was reported as the
+failure it caused ("cannot trace 'sleep': Operation not permitted",
+"cannot open perf events: No such process"); memsz now says it was
+interrupted, in one line, and dies by SIGINT. strace without -f delays
+memsz's first ptrace() (inject=ptrace:delay_enter); once memsz is
+stopped at that call (/proc/PID/syscall, x86_64), memsz and its child
+get SIGINT. Should the delay end first, that part is skipped.
+
+At the end, memsz sends no SIGTERM to a launched command that a fatal
 signal already reached.
 
 When the recording stops, memsz takes its final snapshots and ends the
@@ -103,6 +114,46 @@ def in_poll(pid):
         return False
 
 
+def launch_interrupted(tmp):
+    """SIGINT to memsz and its child while memsz's PTRACE_SEIZE waits."""
+    if os.uname().machine != "x86_64" or subprocess.run(
+            ["sh", "-c", "command -v strace"],
+            stdout=subprocess.DEVNULL).returncode:
+        lib.skip_part("Ctrl-C during the launch: needs strace, x86_64")
+        return
+    data = os.path.join(tmp, "launch.data")
+    st = subprocess.Popen(["strace", "-o", "/dev/null", "-e",
+                           "inject=ptrace:delay_enter=5000000:when=1",
+                           MEMSZ, "record", "-o", data, "--", "sleep",
+                           "1000"], stderr=subprocess.PIPE, text=True)
+    found = []
+
+    def at_seize():
+        for m in lib.children(st.pid):
+            try:
+                with open(f"/proc/{m}/syscall") as f:
+                    if f.read().split()[0] == "101" and lib.children(m):
+                        found.extend([m, *lib.children(m)])
+                        return True
+            except (OSError, IndexError):
+                pass
+        return st.poll() is not None
+    lib.wait_until(at_seize, "memsz at its first ptrace()", interval=0)
+    for pid in found:
+        os.kill(pid, signal.SIGINT)
+    err = st.communicate(timeout=300)[1].splitlines()
+    if not found or any("memsz record: wrote" in e for e in err):
+        lib.skip_part(f"Ctrl-C during the launch: the delay was over "
+                      f"first ({err})")
+        return
+    check(st.returncode == -signal.SIGINT and err ==
+          ["memsz: interrupted by SIGINT while starting 'sleep': nothing "
+           "recorded"],
+          f"Ctrl-C during the launch: said as such, death by SIGINT "
+          f"({st.returncode}, {err})")
+    check(not os.path.exists(data), "Ctrl-C during the launch: no file")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="memsz-t2493-")
     rec = pid = None
@@ -116,6 +167,7 @@ def main():
             lib.skip("gcc (gcc) is not installed")
         subprocess.run(["gcc", "-O2", "-pthread", "-o", exe, src],
                        check=True)
+        launch_interrupted(tmp)
         data = os.path.join(tmp, "x.data")
         rec = subprocess.Popen([MEMSZ, "record", "--no-growth", "-o", data,
                                 "--", exe, "1"], stdin=subprocess.PIPE,
