@@ -401,6 +401,30 @@ static int launch_interrupted(struct session *r, const char *cmd, int err)
 			sigabbrev_np(r->loop.int_sig), cmd);
 }
 
+/* Why the launched command cannot be traced (err from tracer_seize()).
+ * Under a tracer that follows children (strace -f, gdb, another memsz)
+ * the command is that tracer's from its fork, and a task has one
+ * tracer: name it (the command's TracerPid). memsz runs a command only
+ * under its own ptrace (its exit snapshot, holds, leashes); -p records
+ * a process another tracer holds, without them. */
+static void fail_seize(struct session *r, const char *cmd, int err)
+{
+	int by = target_tracer(r->child);
+	char comm[32] = "?";
+
+	if (err != -EPERM || by <= 0 || by == getpid()) {
+		rec_fail(r, err, "cannot trace '%s': %s", cmd,
+			 memsz_strerror(err));
+		return;
+	}
+	target_comm(by, comm, sizeof(comm));
+	rec_fail(r, err,
+		 "cannot trace '%s': it is traced already, by pid %d (%s), "
+		 "which traces memsz and the children it starts; run memsz "
+		 "untraced, or record the command with -p once it runs",
+		 cmd, by, comm);
+}
+
 int session_launch(struct session *r, char **argv)
 {
 	int err = target_launch(argv, &r->loop.oldmask);
@@ -415,8 +439,7 @@ int session_launch(struct session *r, char **argv)
 	err = tracer_seize(r->child, r->inherit, &rec_tracer_ops, r, &r->tr);
 	r->traced_all = true;
 	if (err < 0) {
-		rec_fail(r, err, "cannot trace '%s': %s", argv[0],
-			 memsz_strerror(err));
+		fail_seize(r, argv[0], err);
 		goto out_child;
 	}
 	note_samples_user_only(r, r->o.ring_pages);

@@ -45,6 +45,21 @@ for f in /etc/passwd /tmp; do
 	check "... exits $rc like env ($want: found, cannot be run)" \
 		test $rc -eq $want -a $want -eq 126
 done
+# Under a tracer that follows children (strace -f), the command is that
+# tracer's from its fork: refused, naming it (strace's own pid, $!), where
+# "Operation not permitted" said nothing of why.
+if command -v strace >/dev/null; then
+	(cd "$T" && exec strace -f -o /dev/null "$MEMSZ" record -- true) \
+		> /dev/null 2> "$T/err" &
+	S=$!
+	wait $S
+	rc=$?
+	check "under strace -f: exit 1 ($rc)" test $rc -eq 1
+	check "... one line naming strace's pid $S: $(cat "$T/err")" \
+		test "$(grep -c "^memsz: cannot trace 'true': it is traced already, by pid $S (strace)" "$T/err")" -eq 1 -a "$(wc -l < "$T/err")" -eq 1
+else
+	skip "strace is not installed"
+fi
 fails "unwritable output" "^memsz: cannot open '/nonexistent/x.data'" \
 	-o /nonexistent/x.data -- true
 # a sample ring that holds under two samples (dwarf's 8 KiB stack copy):
