@@ -18,6 +18,7 @@ terminal's shell), waits until the iteration's command sleeps (or memsz
 polls, with -p), sends SIGINT to the process group (killpg, as the
 terminal does), then waits for bash to end or start its next iteration.
 """
+import contextlib
 import os
 import signal
 import subprocess
@@ -158,27 +159,24 @@ def main():
               f"ground truth: a command that exits on SIGINT lets the "
               f"loop go on ({trapped})")
 
-        got = run_loop(tmp, "launch", [*rec, "--", "sleep", "1000"],
-                       sleeping)
-        check(got == alone,
-              f"record -- CMD: Ctrl-C stops the loop as without memsz "
-              f"(bash {got[0]} after {got[1]} iterations; alone {alone})")
-        check(subprocess.run([MEMSZ, "dump", "-i", rec[3]],
-                             capture_output=True).returncode == 0,
-              "record -- CMD: the recording was written first")
+        def stops(name, what, args, ready):
+            """Ctrl-C stops a loop over memsz record ARGS as it stops
+            one over the command alone, once the recording is written."""
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(rec[3])
+            got = run_loop(tmp, name, [*rec, *args], ready)
+            check(got == alone,
+                  f"{what}: Ctrl-C stops the loop as without memsz (bash "
+                  f"{got[0]} after {got[1]} iterations; alone {alone})")
+            check(subprocess.run([MEMSZ, "dump", "-i", rec[3]],
+                                 capture_output=True).returncode == 0,
+                  f"{what}: the recording was written first")
 
+        stops("launch", "record -- CMD", ["--", "sleep", "1000"], sleeping)
         target = subprocess.Popen(["sleep", "1000"], start_new_session=True)
         lib.wait_until(lambda: sleeping(group(target.pid)),
                        "the -p target to sleep")
-        os.unlink(rec[3])
-        got = run_loop(tmp, "attach", [*rec, "-p", str(target.pid)],
-                       polling)
-        check(got == alone,
-              f"record -p: Ctrl-C stops the loop as without memsz "
-              f"(bash {got[0]} after {got[1]} iterations)")
-        check(subprocess.run([MEMSZ, "dump", "-i", rec[3]],
-                             capture_output=True).returncode == 0,
-              "record -p: the recording was written first")
+        stops("attach", "record -p", ["-p", str(target.pid)], polling)
         check(target.poll() is None, "record -p: the target runs on")
 
         got = run_loop(tmp, "launch-trap", [*rec, "--", *TRAP],
