@@ -401,6 +401,40 @@ static int launch_interrupted(struct session *r, const char *cmd, int err)
 			sigabbrev_np(r->loop.int_sig), cmd);
 }
 
+/* Whether memsz has CAP_SYS_PTRACE in its effective set (CapEff of
+ * /proc/self/status, bit 19); true if it cannot be read. */
+static bool may_trace_privileged(void)
+{
+	char line[256];
+	bool yes = true;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7))
+			yes = strtoull(line + 7, NULL, 16) & (1ull << 19);
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+/* Once a target is traced: without CAP_SYS_PTRACE the kernel runs a
+ * set-user-ID, set-group-ID or file-capability program a traced process
+ * execs without those privileges (passwd -S printed "nobody L never"
+ * under memsz as nobody). Said and noted once. */
+static void note_unprivileged_trace(struct session *r)
+{
+	static const char msg[] =
+	    "tracing without CAP_SYS_PTRACE: a set-user-ID, set-group-ID or "
+	    "file-capability program the targets run (passwd, su, ping) "
+	    "runs without its privileges under memsz";
+
+	if (r->unpriv_told || may_trace_privileged())
+		return;
+	r->unpriv_told = true;
+	rec_say(r, true, msg);
+	rec_note(r, MD_NOTE_OTHER, msg);
+}
+
 /* Why the launched command cannot be traced (err from tracer_seize()).
  * Under a tracer that follows children (strace -f, gdb, another memsz)
  * the command is that tracer's from its fork, and a task has one
@@ -442,6 +476,7 @@ int session_launch(struct session *r, char **argv)
 		fail_seize(r, argv[0], err);
 		goto out_child;
 	}
+	note_unprivileged_trace(r);
 	note_samples_user_only(r, r->o.ring_pages);
 	err = target_launch_go(r->child);
 	if (err < 0) {
@@ -475,6 +510,7 @@ static void trace_attached(struct session *r)
 				    r);
 		if (!err) {
 			t->traced = true;
+			note_unprivileged_trace(r);
 			continue;
 		}
 		if (err == -ESRCH || err == -ENOENT)
