@@ -120,22 +120,28 @@ static int stdout_flushed(int ret)
 /* Descriptors 0, 1 and 2 open, on /dev/null where they were closed (as
  * git's sanitize_stdfds): a file memsz opens must not become its stdout
  * or stderr, or a message would be written into it ('memsz record -o F
- * ... >&- 2>&-' appended its summary line to the recording F). */
+ * ... >&- 2>&-' appended its summary line to the recording F). Which were
+ * closed is remembered (std_fd_nulled()): -o /dev/stdout >&- would write
+ * the recording to /dev/null, and a launched command gets them closed.
+ * A closed stdout gets /dev/null open for reading only, so that writes
+ * to it fail (EBADF) as they would on the closed descriptor: 'memsz
+ * report >&-' printed into /dev/null and exited 0 (stdout_flushed()). */
 static void std_fds_open(void)
 {
-	int fd = open("/dev/null", O_RDWR);
+	for (int fd = 0; fd <= 2; fd++) {
+		int got;
 
-	/* which were closed is remembered: -o /dev/stdout >&- would write
-	 * the recording to /dev/null (std_fd_nulled()) */
-	if (fd >= 0 && fd <= 2)
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* the lowest free descriptor: fd, those below are open */
+		got = open("/dev/null", fd == 1 ? O_RDONLY : O_RDWR);
+		if (got != fd) {
+			if (got >= 0)
+				close(got);
+			return;
+		}
 		std_fd_set_nulled(fd);
-	while (fd >= 0 && fd < 2) {
-		fd = dup(fd);
-		if (fd >= 0 && fd <= 2)
-			std_fd_set_nulled(fd);
 	}
-	if (fd > 2)
-		close(fd);
 }
 
 /* An unknown command: one line naming the commands, as JSON on stdout

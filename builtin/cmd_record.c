@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The options of one `memsz record`, parsed. */
 struct record_args {
@@ -35,6 +36,7 @@ struct record_args {
 	struct perf_event_attr *sattr; /* parsed from events */
 	size_t nsattr;
 	char **cmd;		  /* launched command, or NULL */
+	bool out_dash;		  /* -o -: standard output */
 	const char **cache_paths; /* --cache-paths, in order */
 	size_t ncache_paths, cache_cap;
 };
@@ -45,7 +47,8 @@ static const struct opt record_opts[] = {
     {'o', "output", OPT_ARG, "FILE", 'o',
      "write to FILE (default memsz.data), replaced only\n"
      "by a complete recording; the previous one is kept\n"
-     "as FILE.old",
+     "as FILE.old; - is standard output (as\n"
+     "--output-special /dev/stdout; not a terminal)",
      NULL},
     {0, "output-special", OPT_NOARG, NULL, 'O',
      "FILE may be a pipe, device or socket (or a symlink\n"
@@ -187,7 +190,11 @@ const struct opts_cmd record_cmd = {
 	"                     -G CGROUP | -- CMD [ARG...])\n",
     .about = "Record where images are loaded (perf mmap2 events) and which "
 	     "pages are\nresident (snapshots at start, when resident memory "
-	     "grows, every --interval,\nand at the end).\n",
+	     "grows, every --interval,\nand at the end). Exit status: "
+	     "the command's (126: it cannot be run, 127: not\nfound, as "
+	     "in the shell); SIGINT (Ctrl-C), SIGTERM or SIGHUP stops "
+	     "the\nrecording, writes it, and memsz dies by the signal "
+	     "(unless the command\nexited by itself: its status).\n",
     .opts = record_opts,
     .col = 24,
     /* the launched command's options are its own */
@@ -407,7 +414,12 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 			memsz_error("-o wants a file name, not ''");
 			return EXIT_USAGE;
 		}
-		a->so.path = arg;
+		/* '-' is standard output, as for perf record (a file named
+		 * '-' was written): what --output-special /dev/stdout does,
+		 * with its refusals (closed, also stderr or the command's
+		 * output) */
+		a->out_dash = !strcmp(arg, "-");
+		a->so.path = a->out_dash ? "/dev/stdout" : arg;
 		break;
 	case 'O':
 		a->so.output_special = true;
@@ -546,6 +558,8 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		return ret;
 	if (optind < argc)
 		a->cmd = argv + optind;
+	if (a->out_dash)
+		a->so.output_special = true;
 	a->so.samples = a->sattr;
 	a->so.nsamples = a->nsattr;
 	a->so.names = a->events;
@@ -765,6 +779,17 @@ static int say_cut(const struct record_args *a, const struct session_stats *st)
 	return 128 + st->cut_sig;
 }
 
+/* A recording stopped by SIGINT, SIGTERM or SIGHUP (Ctrl-C), committed:
+ * memsz dies by the signal, as perf record does after writing its file,
+ * so that bash stops the script or loop that ran it (an exit status of
+ * 130, or of 0 with -p, let a `for` loop go on after Ctrl-C). Returns
+ * 128 + sig, the status should the signal not end memsz. */
+static int die_stopped(int sig)
+{
+	memsz_die_by_signal(sig);
+	return 128 + sig;
+}
+
 /* Say why the recording ended without one, if it did (a write error,
  * nothing recorded). Returns 1 then, else -1. */
 static int say_failure(const struct record_args *a,
@@ -833,6 +858,14 @@ static int record(struct record_args *a, const int *pids, int npids,
 
 	a->so.say = say;
 	a->so.launch = a->cmd != NULL;
+	/* a recording is binary: none is sent to a terminal (as gzip
+	 * refuses to), where it would garble the screen */
+	if (a->out_dash && isatty(STDOUT_FILENO)) {
+		memsz_error("-o -: standard output is a terminal; redirect it "
+			    "to a file or a pipe");
+		target_scan_free(scan);
+		return 1;
+	}
 	/* a pipe whose reader left (-o /dev/stdout | head) and a file
 	 * grown past the size limit (ulimit -f) are write errors (EPIPE,
 	 * EFBIG) said in one line, what was recorded kept as FILE.partial,
@@ -853,8 +886,13 @@ static int record(struct record_args *a, const int *pids, int npids,
 	scan = NULL; /* the session owns it */
 	if (err < 0) {
 		memsz_error("%s", session_why(s));
+		/* as the shell, env and timeout: 127 the command was not
+		 * found, 126 it was found but could not be run (EACCES: a
+		 * directory, a file without x, a noexec mount) */
 		if (session_exec_failed(s))
-			ret = 127;
+			ret = session_exec_failed(s) == -ENOENT ? 127 : 126;
+		else if (session_stop_signal(s)) /* Ctrl-C at the launch */
+			ret = die_stopped(session_stop_signal(s));
 		goto out;
 	}
 	session_run(s);
@@ -867,6 +905,8 @@ static int record(struct record_args *a, const int *pids, int npids,
 	/* cut only once a snapshot was taken: committed unless werr */
 	if (st.cut_sig && st.committed)
 		ret = say_cut(a, &st);
+	else if (st.committed && session_stop_signal(s))
+		ret = die_stopped(session_stop_signal(s));
 out:
 	err = session_free(s);
 	if (err < 0 && ret == 0) {

@@ -291,10 +291,12 @@ static int open_own_fd(int n, unsigned flags)
 		return -errno;
 	if (fl & FD_CLOEXEC)
 		return -MEMSZ_EFDLINK;
-	if ((acc & O_PATH) || (acc & O_ACCMODE) == O_RDONLY)
-		return -MEMSZ_ENOTWRITE;
+	/* before the access mode: a closed stdout is on /dev/null open
+	 * for reading only (main()) */
 	if (std_fd_nulled(n))
 		return -MEMSZ_ESTDCLOSED;
+	if ((acc & O_PATH) || (acc & O_ACCMODE) == O_RDONLY)
+		return -MEMSZ_ENOTWRITE;
 	fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0)
 		return -errno;

@@ -397,6 +397,82 @@ static void reap_child(struct session *r)
 		;
 }
 
+/* A launch that failed (err) because of a stop signal: Ctrl-C reaches
+ * the command being started too, which dies of it before it is seized
+ * or its events are opened ("cannot trace: Operation not permitted",
+ * "cannot open perf events: No such process"). Says the interruption
+ * instead when a stop signal is pending (taken: session_stop_signal()
+ * tells it, and memsz dies by it). Returns the code. */
+static int launch_interrupted(struct session *r, const char *cmd, int err)
+{
+	rec_take_pending_signals(r);
+	if (!r->loop.int_sig)
+		return err;
+	r->exec_failed = 0;
+	return rec_fail(r, -EINTR,
+			"interrupted by SIG%s while starting '%s': nothing "
+			"recorded",
+			sigabbrev_np(r->loop.int_sig), cmd);
+}
+
+/* Whether memsz has CAP_SYS_PTRACE in its effective set (CapEff of
+ * /proc/self/status, bit 19); true if it cannot be read. */
+static bool may_trace_privileged(void)
+{
+	char line[256];
+	bool yes = true;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7))
+			yes = strtoull(line + 7, NULL, 16) & (1ull << 19);
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+/* Once a target is traced: without CAP_SYS_PTRACE the kernel runs a
+ * set-user-ID, set-group-ID or file-capability program a traced process
+ * execs without those privileges (passwd -S printed "nobody L never"
+ * under memsz as nobody). Said and noted once. */
+static void note_unprivileged_trace(struct session *r)
+{
+	static const char msg[] =
+	    "tracing without CAP_SYS_PTRACE: a set-user-ID, set-group-ID or "
+	    "file-capability program the targets run (passwd, su, ping) "
+	    "runs without its privileges under memsz";
+
+	if (r->unpriv_told || may_trace_privileged())
+		return;
+	r->unpriv_told = true;
+	rec_say(r, true, msg);
+	rec_note(r, MD_NOTE_OTHER, msg);
+}
+
+/* Why the launched command cannot be traced (err from tracer_seize()).
+ * Under a tracer that follows children (strace -f, gdb, another memsz)
+ * the command is that tracer's from its fork, and a task has one
+ * tracer: name it (the command's TracerPid). memsz runs a command only
+ * under its own ptrace (its exit snapshot, holds, leashes); -p records
+ * a process another tracer holds, without them. */
+static void fail_seize(struct session *r, const char *cmd, int err)
+{
+	int by = target_tracer(r->child);
+	char comm[32] = "?";
+
+	if (err != -EPERM || by <= 0 || by == getpid()) {
+		rec_fail(r, err, "cannot trace '%s': %s", cmd,
+			 memsz_strerror(err));
+		return;
+	}
+	target_comm(by, comm, sizeof(comm));
+	rec_fail(r, err,
+		 "cannot trace '%s': it is traced already, by pid %d (%s), "
+		 "which traces memsz and the children it starts; run memsz "
+		 "untraced, or record the command with -p once it runs",
+		 cmd, by, comm);
+}
+
 int session_launch(struct session *r, char **argv)
 {
 	int err = target_launch(argv, &r->loop.oldmask);
@@ -411,22 +487,22 @@ int session_launch(struct session *r, char **argv)
 	err = tracer_seize(r->child, r->inherit, &rec_tracer_ops, r, &r->tr);
 	r->traced_all = true;
 	if (err < 0) {
-		rec_fail(r, err, "cannot trace '%s': %s", argv[0],
-			 memsz_strerror(err));
+		fail_seize(r, argv[0], err);
 		goto out_child;
 	}
+	note_unprivileged_trace(r);
 	note_samples_user_only(r, r->o.ring_pages);
 	err = target_launch_go(r->child);
 	if (err < 0) {
 		rec_fail(r, err, "cannot run '%s': %s", argv[0],
 			 memsz_strerror(err));
-		r->exec_failed = true;
+		r->exec_failed = err;
 		goto out_child;
 	}
 	return 0;
 out_child:
 	reap_child(r);
-	return err;
+	return launch_interrupted(r, argv[0], err);
 }
 
 /* Seize the attached targets with ptrace (following the children they
@@ -448,6 +524,7 @@ static void trace_attached(struct session *r)
 				    r);
 		if (!err) {
 			t->traced = true;
+			note_unprivileged_trace(r);
 			continue;
 		}
 		if (err == -ESRCH || err == -ENOENT)
@@ -836,12 +913,19 @@ int session_exit_code(const struct session *r)
 	return r->child && r->loop.got_exit ? exit_code(r->loop.status) : 0;
 }
 
+int session_stop_signal(const struct session *r)
+{
+	if (r->child && r->loop.got_exit && WIFEXITED(r->loop.status))
+		return 0;
+	return r->loop.int_sig;
+}
+
 const char *session_why(const struct session *r)
 {
 	return r->why ? r->why : "";
 }
 
-bool session_exec_failed(const struct session *r)
+int session_exec_failed(const struct session *r)
 {
 	return r->exec_failed;
 }

@@ -149,12 +149,21 @@ void session_finish(struct session *s, struct session_stats *st);
 /* Exit status the launched command ended with (128 + signal when killed),
  * or 0 when attached or when it has not been reaped. */
 int session_exit_code(const struct session *s);
+/* The stop signal (SIGINT, SIGTERM or SIGHUP) that ended the recording
+ * (or interrupted session_launch()) and that memsz dies by once it is
+ * written, as perf record does, so that
+ * the shell stops the loop or script that ran it; 0 when none came, or
+ * when the launched command exited by itself (not killed by a signal):
+ * then its exit status (session_exit_code) is memsz's, as a shell passes
+ * on the status of a command that handled the signal and exited. */
+int session_stop_signal(const struct session *s);
 /* The explanation of the last failed call ("" if none): the sentence
  * util.h's error convention gives beside a code, held by s (valid until
  * the next call on s or session_free()). */
 const char *session_why(const struct session *s);
-/* True if session_launch() failed because the command could not exec. */
-bool session_exec_failed(const struct session *s);
+/* The error (a negative errno) with which the command could not exec when
+ * session_launch() failed so; 0 otherwise. */
+int session_exec_failed(const struct session *s);
 /* Stop tracing, close everything, restore the signal mask and close the
  * output. Returns the writer's close status (0 or a negative code). NULL
  * is fine. */

@@ -256,7 +256,8 @@ struct session {
 	bool inherit;	   /* follow forked children */
 	bool traced_all;   /* the targets at start are traced */
 	bool ptrace_told;  /* said once that ptrace was refused */
-	bool exec_failed;
+	bool unpriv_told;  /* said once: traced without CAP_SYS_PTRACE */
+	int exec_failed;   /* the command's exec failed: -errno; 0 */
 	/* the recording ended (session_finish(), or session_free() without
 	 * it): what the tracer tells from then on is not recorded */
 	bool ended;

@@ -48,7 +48,18 @@ static bool loop_continue(struct session *r, uint64_t now)
 		r->loop.stop = true;
 	if (r->loop.stop && r->child && !r->loop.term_sent) {
 		rec_final_snapshots(r);
-		kill(r->child, SIGTERM);
+		/* A command already given a fatal signal (Ctrl-C reaches the
+		 * whole process group) dies of it, not of memsz's SIGTERM,
+		 * which another of its threads could take first: SIGTERM
+		 * only if none is pending for it, nor (looked at after, the
+		 * stops handled: a signal leaves the queue only for its
+		 * thread's delivery stop) passed on or held at such a stop.
+		 * The grace period applies either way. */
+		if (!target_fatal_pending(r->child)) {
+			tracer_poll(r->tr);
+			if (!tracer_fatal(r->tr, r->child))
+				kill(r->child, SIGTERM);
+		}
 		r->loop.term_sent = true;
 		r->loop.kill_at = now + KILL_GRACE_NS;
 	}

@@ -303,6 +303,70 @@ void target_signal_masks(int tid, uint64_t *blocked, uint64_t *caught)
 	fclose(f);
 }
 
+/* Bit of signal n in a /proc/PID/status mask. */
+#define SIGBIT(n) (1ull << ((n)-1))
+
+/* Fields of /proc/PID/status read by signal_masks(). */
+struct sig_masks {
+	uint64_t pending, ignored, caught;
+};
+
+/* ShdPnd, SigIgn and SigCgt of pid; false if it cannot be read. */
+static bool signal_masks(int pid, struct sig_masks *m)
+{
+	char path[64], line[256];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t *v = !strncmp(line, "ShdPnd:", 7)   ? &m->pending
+			      : !strncmp(line, "SigIgn:", 7) ? &m->ignored
+			      : !strncmp(line, "SigCgt:", 7) ? &m->caught
+							     : NULL;
+
+		if (v) {
+			*v = strtoull(line + 7, NULL, 16);
+			found++;
+		}
+	}
+	fclose(f);
+	return found == 3;
+}
+
+/* Of the signals, those that end the process masks m are of. */
+static uint64_t fatal_of(const struct sig_masks *m)
+{
+	/* what the default action does not end: ignore, stop, continue */
+	const uint64_t harmless = SIGBIT(SIGCHLD) | SIGBIT(SIGCONT) |
+				  SIGBIT(SIGURG) | SIGBIT(SIGWINCH) |
+				  SIGBIT(SIGSTOP) | SIGBIT(SIGTSTP) |
+				  SIGBIT(SIGTTIN) | SIGBIT(SIGTTOU);
+
+	return ~(harmless | m->ignored | m->caught);
+}
+
+uint64_t target_fatal_signals(int pid)
+{
+	struct sig_masks m;
+
+	return signal_masks(pid, &m) ? fatal_of(&m) : 0;
+}
+
+int target_fatal_pending(int pid)
+{
+	struct sig_masks m;
+	uint64_t fatal;
+
+	if (!signal_masks(pid, &m))
+		return 0;
+	fatal = fatal_of(&m) & m.pending;
+	return fatal ? __builtin_ctzll(fatal) + 1 : 0;
+}
+
 int64_t target_rss(int pid)
 {
 	char buf[256];
@@ -490,6 +554,13 @@ int target_launch(char **argv, const sigset_t *mask)
 		signal(SIGXFSZ, sigxfsz_found);
 		if (read(go[0], &c, 1) != 1)
 			_exit(EXIT_EXEC_FAILED);
+		/* the standard descriptors as memsz was given them: one it
+		 * found closed (and put /dev/null on) is closed again, so
+		 * that the command's writes fail as they would without
+		 * memsz, not vanish into /dev/null */
+		for (int fd = 0; fd <= 2; fd++)
+			if (std_fd_nulled(fd))
+				close(fd);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)

@@ -75,6 +75,14 @@ int target_tracer(int pid);
  * and those its process catches (*caught: SigCgt), bit n-1 for signal n,
  * read in one pass; both 0 if it cannot be read. */
 void target_signal_masks(int tid, uint64_t *blocked, uint64_t *caught);
+/* The signals that end pid if delivered now: fatal by default (not
+ * SIGCHLD, SIGCONT, SIGURG, SIGWINCH nor a stop signal), neither caught
+ * nor ignored by it (SigCgt, SigIgn of /proc/PID/status), bit n-1 for
+ * signal n; 0 if it cannot be read. */
+uint64_t target_fatal_signals(int pid);
+/* The lowest signal pending for the whole of process pid (ShdPnd) that
+ * ends it when delivered (target_fatal_signals), or 0. */
+int target_fatal_pending(int pid);
 /* Resident bytes of pid now (/proc/PID/statm), or -errno. */
 int64_t target_rss(int pid);
 struct target_sp {
@@ -180,6 +188,10 @@ bool tracer_traces(struct tracer *t, int tid);
 /* True once the seized process has been reaped; *status (may be NULL) gets
  * its wait status. */
 bool tracer_done(const struct tracer *t, int *status);
+/* A signal that ends process tgid which one of its threads was given at
+ * its signal-delivery-stop (passed on, or held to be at the thaw): it is
+ * ending by it. 0 if none (t may be NULL). */
+int tracer_fatal(const struct tracer *t, int tgid);
 /* Hold every thread of process tgid (of every traced process when 0) in
  * a ptrace stop (PTRACE_INTERRUPT), waiting at most 1 s. Returns 0 or
  * -errno. */

@@ -75,6 +75,9 @@ struct tracee {
 	int born_sig;	    /* WSTOPSIG of that stop: a group-stop's stop
 			     * signal, resumed with PTRACE_LISTEN */
 	bool in_stop;	    /* stopped, in a callback about that stop */
+	int fatal;	    /* a signal that ends its process, passed on
+			     * (or held for the thaw) at a
+			     * signal-delivery-stop; 0 (tracer_fatal) */
 };
 
 struct tracer {
@@ -535,8 +538,12 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 			resume(tr, tid, PTRACE_CONT, 0);
 		break;
 	case 0: /* signal-delivery-stop */
-		resume(tr, tid, PTRACE_CONT,
-		       leash_stop(tr, tid, sig) ? 0 : sig);
+		if (leash_stop(tr, tid, sig))
+			sig = 0;
+		if (sig > 0 && sig <= 64 &&
+		    (target_fatal_signals(tid) & (1ull << (sig - 1))))
+			tracee_add(tr, tid, 0)->fatal = sig;
+		resume(tr, tid, PTRACE_CONT, sig);
 		break;
 	default:
 		resume(tr, tid, PTRACE_CONT, 0);
@@ -581,6 +588,14 @@ bool tracer_done(const struct tracer *tr, int *status)
 	if (tr->done && status)
 		*status = tr->status;
 	return tr->done;
+}
+
+int tracer_fatal(const struct tracer *tr, int tgid)
+{
+	for (size_t i = 0; tr && i < tr->n; i++)
+		if (tr->t[i].fatal && tr->t[i].tgid == tgid)
+			return tr->t[i].fatal;
+	return 0;
 }
 
 static bool matches(const struct tracee *t, int tgid)

@@ -367,6 +367,10 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2487-record-charge-queue-wide.py \
 	tests/t2488-record-attach-clone-blocked.py \
 	tests/t2489-record-werr-pid-reused.py \
+	tests/t2490-record-sigint-loop.py \
+	tests/t2491-stdout-closed.py \
+	tests/t2492-record-output-dash.py \
+	tests/t2493-record-sigint-launch.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \

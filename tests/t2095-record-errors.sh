@@ -35,6 +35,34 @@ fails "command that does not exist" \
 	"^memsz: cannot run 'memsz-no-such-cmd': No such file" \
 	-- memsz-no-such-cmd
 check "... exits 127 like a shell" test $rc -eq 127
+# found but not executable (EACCES: a file without x, a directory): 126,
+# as env, timeout and the shell say; memsz said 127, "not found"
+for f in /etc/passwd /tmp; do
+	env "$f" 2>/dev/null
+	want=$?
+	fails "command $f" "^memsz: cannot run '$f': Permission denied" \
+		-- "$f"
+	check "... exits $rc like env ($want: found, cannot be run)" \
+		test $rc -eq $want -a $want -eq 126
+done
+# Under a tracer that follows children (strace -f), the command is that
+# tracer's from its fork: refused, naming it (strace's own pid, $!), where
+# "Operation not permitted" said nothing of why.
+if command -v strace >/dev/null; then
+	# (a sanitizer build's LeakSanitizer cannot run under ptrace)
+	(cd "$T" &&
+		export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" &&
+		exec strace -f -o /dev/null "$MEMSZ" record -- true) \
+		> /dev/null 2> "$T/err" &
+	S=$!
+	wait $S
+	rc=$?
+	check "under strace -f: exit 1 ($rc)" test $rc -eq 1
+	check "... one line naming strace's pid $S: $(cat "$T/err")" \
+		test "$(grep -c "^memsz: cannot trace 'true': it is traced already, by pid $S (strace)" "$T/err")" -eq 1 -a "$(wc -l < "$T/err")" -eq 1
+else
+	skip "strace is not installed"
+fi
 fails "unwritable output" "^memsz: cannot open '/nonexistent/x.data'" \
 	-o /nonexistent/x.data -- true
 # a sample ring that holds under two samples (dwarf's 8 KiB stack copy):

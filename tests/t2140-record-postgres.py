@@ -126,7 +126,8 @@ def run(tmp, sock):
             lib.wait_stopped(p)
         rec.send_signal(signal.SIGINT)
         _, err = rec.communicate()
-        check(rec.returncode == 0, f"record exits 0 ({err.strip()})")
+        check(rec.returncode == -signal.SIGINT,
+              f"record dies by the SIGINT that ended it ({err.strip()})")
         # a process memsz detached from re-enters its group-stop
         # (at the guard the check below fails, naming the states)
         for p in procs:

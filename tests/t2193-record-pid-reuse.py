@@ -95,7 +95,8 @@ def inner(tmp):
         lib.snapshot_after(data, "B took A's pid")
         rec.send_signal(signal.SIGINT)
         err = rec.communicate(timeout=GUARD)[1]
-        check(rec.returncode == 0, "record exits 0 (%d): %s" %
+        check(rec.returncode == -signal.SIGINT,
+              "record dies by the SIGINT that ended it (%d): %s" %
               (rec.returncode, err.strip()))
         rows = lib.pid_rows(data)
         check(c.pid in rows, "C (pid %d) is recorded" % c.pid)

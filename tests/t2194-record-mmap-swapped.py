@@ -112,7 +112,8 @@ def main():
         lib.snapshot_after(data, "the swap")
         rec.send_signal(signal.SIGINT)
         err = rec.communicate(timeout=GUARD)[1]
-        check(rec.returncode == 0, "record exits 0 (%d): %s" %
+        check(rec.returncode == -signal.SIGINT,
+              "record dies by the SIGINT that ended it (%d): %s" %
               (rec.returncode, err.strip()))
         dump = subprocess.run([MEMSZ, "dump", "-i", data], text=True,
                               capture_output=True, check=True).stdout

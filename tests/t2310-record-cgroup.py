@@ -130,7 +130,8 @@ def run(tmp, exe, data_file, name, top, sub, work):
     finally:
         rec.send_signal(signal.SIGINT)
         err = rec.communicate()[1]
-    check(rec.returncode == 0, f"record -G exits 0 ({err.strip()})")
+    check(rec.returncode == -signal.SIGINT,
+          f"record -G dies by the SIGINT that ended it ({err.strip()})")
     want = {early.pid, early.child, late.pid, late.child}
     rows = lib.pid_rows(data)
     check(set(rows) == want,

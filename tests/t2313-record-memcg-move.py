@@ -90,7 +90,8 @@ def run(tmp, a, b):
                  for i, d in ((ino_b, b), (ino_a2, a))}
         rec.send_signal(signal.SIGINT)
         err = rec.communicate(timeout=120)[1]
-        check(rec.returncode == 0, f"record exits 0 ({err.strip()})")
+        check(rec.returncode == -signal.SIGINT,
+              f"record dies by the SIGINT that ended it ({err.strip()})")
         recs = cgroup_records(data, work.pid)
         want = {ino_a: a, ino_b: b, ino_a2: a}
         seen = []

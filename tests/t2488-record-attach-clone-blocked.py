@@ -106,8 +106,8 @@ def main():
                   f"TracerPid; not {free}")
             rec.send_signal(signal.SIGINT)
             err = rec.communicate(timeout=WAIT_S)[1].strip()
-            check(rec.returncode == 0 and "(0 lost)" in err,
-                  f"the recording ends with status 0 and 0 lost "
+            check(rec.returncode == -signal.SIGINT and "(0 lost)" in err,
+                  f"the recording ends, 0 lost, memsz dead by SIGINT "
                   f"({rec.returncode}: {' | '.join(err.splitlines())})")
         finally:
             if rec and rec.poll() is None:
