@@ -101,18 +101,18 @@ static const struct {
 	bool own_count;
 	const char *more;
 } recorded_kinds[MD_NOTE__COUNT] = {
-    [MD_NOTE_NO_PFN] = {NOTE_NO_PSS, false, false},
-    [MD_NOTE_UNREADABLE_PAGES] = {NOTE_UNREADABLE, false, false},
-    [MD_NOTE_EVENT] = {NOTE_SAMPLING, true, false},
-    [MD_NOTE_USER_FAULTS_ONLY] = {NOTE_SAMPLING, true, false},
-    [MD_NOTE_RING_SMALL] = {NOTE_SAMPLING, true, false},
-    [MD_NOTE_HELD] = {NOTE_SAMPLING, true, false},
-    [MD_NOTE_PAGES_CHANGED] = {NOTE_PAGES_CHANGED, false, false},
-    [MD_NOTE_MAPS_CHANGED] = {NOTE_MAPS_CHANGED, false, false},
+    [MD_NOTE_NO_PFN] = {NOTE_NO_PSS, false, false, NULL},
+    [MD_NOTE_UNREADABLE_PAGES] = {NOTE_UNREADABLE, false, false, NULL},
+    [MD_NOTE_EVENT] = {NOTE_SAMPLING, true, false, NULL},
+    [MD_NOTE_USER_FAULTS_ONLY] = {NOTE_SAMPLING, true, false, NULL},
+    [MD_NOTE_RING_SMALL] = {NOTE_SAMPLING, true, false, NULL},
+    [MD_NOTE_HELD] = {NOTE_SAMPLING, true, false, NULL},
+    [MD_NOTE_PAGES_CHANGED] = {NOTE_PAGES_CHANGED, false, false, NULL},
+    [MD_NOTE_MAPS_CHANGED] = {NOTE_MAPS_CHANGED, false, false, NULL},
     /* one a snapshot: with their values, one line adds them up
      * (dirty_summary) */
-    [MD_NOTE_DIRTY_BY_MAPPING] = {NOTE_DIRTY_BY_MAPPING, false, false},
-    [MD_NOTE_LOST] = {NOTE_OTHER, false, true},
+    [MD_NOTE_DIRTY_BY_MAPPING] = {NOTE_DIRTY_BY_MAPPING, false, false, NULL},
+    [MD_NOTE_LOST] = {NOTE_OTHER, false, true, NULL},
     /* [no fault seen] is defined as pages resident before recording
      * began or not resident: say what else it holds */
     [MD_NOTE_SAMPLED] = {NOTE_SAMPLING, true, false,
