@@ -854,7 +854,8 @@ static int record(struct record_args *a, const int *pids, int npids,
 {
 	struct session_stats st = {0};
 	struct session *s = NULL;
-	int ret = 1, err;
+	int ret = 1, err, die = 0;
+	bool said = true; /* a failure said already: no second line */
 
 	a->so.say = say;
 	a->so.launch = a->cmd != NULL;
@@ -875,6 +876,7 @@ static int record(struct record_args *a, const int *pids, int npids,
 	if (session_open(&a->so, &s) < 0) {
 		memsz_error("%s", session_why(s));
 		target_scan_free(scan);
+		die = session_stop_signal(s); /* its header's write stalled */
 		goto out;
 	}
 	if (a->cmd)
@@ -891,13 +893,14 @@ static int record(struct record_args *a, const int *pids, int npids,
 		 * directory, a file without x, a noexec mount) */
 		if (session_exec_failed(s))
 			ret = session_exec_failed(s) == -ENOENT ? 127 : 126;
-		else if (session_stop_signal(s)) /* Ctrl-C at the launch */
-			ret = die_stopped(session_stop_signal(s));
+		else /* Ctrl-C at the launch */
+			die = session_stop_signal(s);
 		goto out;
 	}
 	session_run(s);
 	session_finish(s, &st);
 	ret = say_failure(a, &st);
+	said = ret >= 0;
 	if (ret < 0)
 		ret = session_exit_code(s);
 	if (st.committed)
@@ -905,15 +908,19 @@ static int record(struct record_args *a, const int *pids, int npids,
 	/* cut only once a snapshot was taken: committed unless werr */
 	if (st.cut_sig && st.committed)
 		ret = say_cut(a, &st);
-	else if (st.committed && session_stop_signal(s))
-		ret = die_stopped(session_stop_signal(s));
+	else /* whether written or not (a stalled or broken output) */
+		die = session_stop_signal(s);
 out:
 	err = session_free(s);
-	if (err < 0 && ret == 0) {
+	if (err < 0 && !said) {
 		memsz_error("cannot write '%s': %s", a->so.path,
 			    memsz_strerror(err));
 		ret = 1;
 	}
+	/* stopped by SIGINT, SIGTERM or SIGHUP: memsz dies by it once all
+	 * is said, so that a shell's loop stops as it would for perf */
+	if (die)
+		ret = die_stopped(die);
 	return ret;
 }
 

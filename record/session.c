@@ -490,7 +490,6 @@ int session_launch(struct session *r, char **argv)
 		fail_seize(r, argv[0], err);
 		goto out_child;
 	}
-	note_unprivileged_trace(r);
 	note_samples_user_only(r, r->o.ring_pages);
 	err = target_launch_go(r->child);
 	if (err < 0) {
@@ -499,6 +498,8 @@ int session_launch(struct session *r, char **argv)
 		r->exec_failed = err;
 		goto out_child;
 	}
+	/* said once the command runs: a command not found is one line */
+	note_unprivileged_trace(r);
 	return 0;
 out_child:
 	reap_child(r);
@@ -915,7 +916,12 @@ int session_exit_code(const struct session *r)
 
 int session_stop_signal(const struct session *r)
 {
-	if (r->child && r->loop.got_exit && WIFEXITED(r->loop.status))
+	/* a command that exited by itself, or on the signal that stopped
+	 * memsz reaching it too (a shell passes its status on then), has
+	 * its status passed on; one that exited on memsz's own SIGTERM
+	 * does not speak for the stop */
+	if (r->child && r->loop.got_exit && WIFEXITED(r->loop.status) &&
+	    (!r->loop.signalled || r->loop.cmd_got_stop))
 		return 0;
 	return r->loop.int_sig;
 }

@@ -150,12 +150,14 @@ void session_finish(struct session *s, struct session_stats *st);
  * or 0 when attached or when it has not been reaped. */
 int session_exit_code(const struct session *s);
 /* The stop signal (SIGINT, SIGTERM or SIGHUP) that ended the recording
- * (or interrupted session_launch()) and that memsz dies by once it is
- * written, as perf record does, so that
+ * (or interrupted session_launch(), or a write its reader left stalled)
+ * and that memsz dies by once all is said, as perf record does, so that
  * the shell stops the loop or script that ran it; 0 when none came, or
- * when the launched command exited by itself (not killed by a signal):
- * then its exit status (session_exit_code) is memsz's, as a shell passes
- * on the status of a command that handled the signal and exited. */
+ * when the launched command exited (not killed by a signal) by itself or
+ * on that signal, which reached it too (Ctrl-C), not on memsz's own
+ * SIGTERM: then its exit status (session_exit_code) is memsz's, as a
+ * shell passes on the status of a command that handled the signal and
+ * exited. */
 int session_stop_signal(const struct session *s);
 /* The explanation of the last failed call ("" if none): the sentence
  * util.h's error convention gives beside a code, held by s (valid until

@@ -183,6 +183,11 @@ struct rec_loop {
 	struct pollfd *pfd;
 	size_t pfd_cap;
 	bool stop, term_sent, got_exit;
+	/* memsz sent the launched command SIGTERM or SIGKILL; the signal
+	 * that stopped memsz (int_sig) had reached the command too when
+	 * memsz decided (a Ctrl-C reaches the whole process group): see
+	 * session_stop_signal() */
+	bool signalled, cmd_got_stop;
 	/* the first SIGINT, SIGTERM or SIGHUP taken (0: none); in a
 	 * one-shot, the processes it left without a snapshot */
 	int int_sig;

@@ -55,16 +55,31 @@ static bool loop_continue(struct session *r, uint64_t now)
 		 * stops handled: a signal leaves the queue only for its
 		 * thread's delivery stop) passed on or held at such a stop.
 		 * The grace period applies either way. */
-		if (!target_fatal_pending(r->child)) {
-			tracer_poll(r->tr);
-			if (!tracer_fatal(r->tr, r->child))
-				kill(r->child, SIGTERM);
+		uint64_t pending = target_pending(r->child);
+		bool fatal = target_fatal_pending(r->child);
+
+		/* the poll may reap the command: its pid, passed on, must
+		 * get no signal */
+		tracer_poll(r->tr);
+		if (tracer_done(r->tr, &r->loop.status)) {
+			r->loop.got_exit = true;
+			return false;
+		}
+		if (r->loop.int_sig)
+			r->loop.cmd_got_stop =
+			    ((pending | tracer_delivered(r->tr)) >>
+			     (r->loop.int_sig - 1)) &
+			    1;
+		if (!fatal && !tracer_fatal(r->tr, r->child)) {
+			kill(r->child, SIGTERM);
+			r->loop.signalled = true;
 		}
 		r->loop.term_sent = true;
 		r->loop.kill_at = now + KILL_GRACE_NS;
 	}
 	if (r->loop.kill_at && now >= r->loop.kill_at && r->child > 0) {
 		kill(r->child, SIGKILL);
+		r->loop.signalled = true;
 		r->loop.kill_at = 0;
 	}
 	return true;

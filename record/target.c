@@ -284,57 +284,57 @@ int target_tracer(int pid)
 	return (int)status_value(pid, "TracerPid");
 }
 
-void target_signal_masks(int tid, uint64_t *blocked, uint64_t *caught)
-{
-	char path[64], line[256];
-	FILE *f;
-
-	*blocked = 0;
-	*caught = 0;
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "SigBlk:", 7))
-			*blocked = strtoull(line + 7, NULL, 16);
-		else if (!strncmp(line, "SigCgt:", 7))
-			*caught = strtoull(line + 7, NULL, 16);
-	fclose(f);
-}
-
 /* Bit of signal n in a /proc/PID/status mask. */
 #define SIGBIT(n) (1ull << ((n)-1))
 
-/* Fields of /proc/PID/status read by signal_masks(). */
+/* Fields of /proc/PID/status (or /proc/PID/task/TID/status) read by
+ * signal_masks(). */
 struct sig_masks {
-	uint64_t pending, ignored, caught;
+	uint64_t blocked, pending, ignored, caught; /* SigBlk ShdPnd SigIgn
+						       SigCgt */
 };
 
-/* ShdPnd, SigIgn and SigCgt of pid; false if it cannot be read. */
-static bool signal_masks(int pid, struct sig_masks *m)
+/* The signal masks of the status file at path, in one pass; false if it
+ * cannot be read or lacks one. */
+static bool signal_masks(const char *path, struct sig_masks *m)
 {
-	char path[64], line[256];
-	int found = 0;
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+	    {"SigBlk:", offsetof(struct sig_masks, blocked)},
+	    {"ShdPnd:", offsetof(struct sig_masks, pending)},
+	    {"SigIgn:", offsetof(struct sig_masks, ignored)},
+	    {"SigCgt:", offsetof(struct sig_masks, caught)},
+	};
+	char line[256];
+	size_t found = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	memset(m, 0, sizeof(*m));
 	f = fopen(path, "re");
 	if (!f)
 		return false;
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t *v = !strncmp(line, "ShdPnd:", 7)   ? &m->pending
-			      : !strncmp(line, "SigIgn:", 7) ? &m->ignored
-			      : !strncmp(line, "SigCgt:", 7) ? &m->caught
-							     : NULL;
-
-		if (v) {
-			*v = strtoull(line + 7, NULL, 16);
-			found++;
-		}
-	}
+	while (fgets(line, sizeof(line), f))
+		for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
+			if (!strncmp(line, fields[i].name, 7)) {
+				*(uint64_t *)((char *)m + fields[i].off) =
+				    strtoull(line + 7, NULL, 16);
+				found++;
+			}
 	fclose(f);
-	return found == 3;
+	return found == ARRAY_SIZE(fields);
+}
+
+void target_signal_masks(int tid, uint64_t *blocked, uint64_t *caught)
+{
+	char path[64];
+	struct sig_masks m;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	(void)signal_masks(path, &m);
+	*blocked = m.blocked;
+	*caught = m.caught;
 }
 
 /* Of the signals, those that end the process masks m are of. */
@@ -351,19 +351,64 @@ static uint64_t fatal_of(const struct sig_masks *m)
 
 uint64_t target_fatal_signals(int pid)
 {
+	char path[64];
 	struct sig_masks m;
 
-	return signal_masks(pid, &m) ? fatal_of(&m) : 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	return signal_masks(path, &m) ? fatal_of(&m) : 0;
+}
+
+/* The signals every thread of pid blocks (SigBlk of each task): one
+ * pending for the process waits for a thread that does not; all ones if
+ * no task can be read. */
+static uint64_t blocked_by_all(int pid)
+{
+	char path[64];
+	uint64_t all = ~0ull;
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return all;
+	while ((d = readdir(dir))) {
+		struct sig_masks m;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/status", pid,
+			 d->d_name);
+		if (signal_masks(path, &m))
+			all &= m.blocked;
+	}
+	closedir(dir);
+	return all;
+}
+
+uint64_t target_pending(int pid)
+{
+	char path[64];
+	struct sig_masks m;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	return signal_masks(path, &m) ? m.pending : 0;
 }
 
 int target_fatal_pending(int pid)
 {
+	char path[64];
 	struct sig_masks m;
 	uint64_t fatal;
 
-	if (!signal_masks(pid, &m))
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!signal_masks(path, &m))
 		return 0;
 	fatal = fatal_of(&m) & m.pending;
+	/* a signal every thread blocks is not delivered: it ends nothing
+	 * yet (a program reading SIGINT through a signalfd or sigwait) */
+	if (fatal)
+		fatal &= ~blocked_by_all(pid);
 	return fatal ? __builtin_ctzll(fatal) + 1 : 0;
 }
 

@@ -81,8 +81,12 @@ void target_signal_masks(int tid, uint64_t *blocked, uint64_t *caught);
  * signal n; 0 if it cannot be read. */
 uint64_t target_fatal_signals(int pid);
 /* The lowest signal pending for the whole of process pid (ShdPnd) that
- * ends it when delivered (target_fatal_signals), or 0. */
+ * ends it when delivered (target_fatal_signals) and that some thread of
+ * it does not block (SigBlk of each task), or 0. */
 int target_fatal_pending(int pid);
+/* The signals pending for the whole of process pid (ShdPnd), bit n-1 for
+ * signal n; 0 if it cannot be read. */
+uint64_t target_pending(int pid);
 /* Resident bytes of pid now (/proc/PID/statm), or -errno. */
 int64_t target_rss(int pid);
 struct target_sp {
@@ -192,6 +196,9 @@ bool tracer_done(const struct tracer *t, int *status);
  * its signal-delivery-stop (passed on, or held to be at the thaw): it is
  * ending by it. 0 if none (t may be NULL). */
 int tracer_fatal(const struct tracer *t, int tgid);
+/* The signals seen at a tracee's signal-delivery-stop so far (passed on,
+ * held or taken by a leash), bit n-1 for signal n; 0 if t is NULL. */
+uint64_t tracer_delivered(const struct tracer *t);
 /* Hold every thread of process tgid (of every traced process when 0) in
  * a ptrace stop (PTRACE_INTERRUPT), waiting at most 1 s. Returns 0 or
  * -errno. */

@@ -88,7 +88,9 @@ struct tracer {
 	void *arg;
 	struct tracee *t;
 	size_t n, cap;
-	int group_tgid; /* the process a HOLD_GROUP hold is for (0: all) */
+	int group_tgid;	    /* the process a HOLD_GROUP hold is for (0: all) */
+	uint64_t delivered; /* signals seen at a tracee's
+			       signal-delivery-stop (tracer_delivered) */
 };
 
 static struct tracee *tracee_find(struct tracer *tr, int tid)
@@ -141,6 +143,15 @@ static bool is_stop_signal(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
 	       sig == SIGTTOU;
+}
+
+/* The signals that stop a recording (as they would memsz: Ctrl-C,
+ * kill, a hang-up), and SIGQUIT: those whose end of a command the stop
+ * must not take for its own SIGTERM's (tracer_fatal). */
+static bool is_term_signal(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP ||
+	       sig == SIGQUIT;
 }
 
 static void resume(struct tracer *tr, int tid, int req, int sig)
@@ -540,7 +551,12 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 	case 0: /* signal-delivery-stop */
 		if (leash_stop(tr, tid, sig))
 			sig = 0;
-		if (sig > 0 && sig <= 64 &&
+		if (sig > 0 && sig <= 64)
+			tr->delivered |= 1ull << (sig - 1);
+		/* whether it ends the process: asked of the signals that
+		 * stop a recording only (a Go runtime's SIGURG or a JVM's
+		 * SIGSEGV come thousands of times a second) */
+		if (is_term_signal(sig) &&
 		    (target_fatal_signals(tid) & (1ull << (sig - 1))))
 			tracee_add(tr, tid, 0)->fatal = sig;
 		resume(tr, tid, PTRACE_CONT, sig);
@@ -588,6 +604,11 @@ bool tracer_done(const struct tracer *tr, int *status)
 	if (tr->done && status)
 		*status = tr->status;
 	return tr->done;
+}
+
+uint64_t tracer_delivered(const struct tracer *tr)
+{
+	return tr ? tr->delivered : 0;
 }
 
 int tracer_fatal(const struct tracer *tr, int tgid)

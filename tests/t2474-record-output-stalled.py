@@ -16,7 +16,7 @@ map, touch and unmap 1 MiB in a loop; the main thread forks children
 that do the same and exit), waits for the events: memsz asleep in a pipe
 write (its wchan), a thread of the workload held by it (state 't').
 memsz must say once that the output is not read and the targets wait.
-Then it sends memsz SIGINT. memsz must exit non-zero, its last line
+Then it sends memsz SIGINT. memsz must die by it, its last line
 saying the output stalled and that what the FIFO received is incomplete
 (nothing about a '.partial' file it cannot make there); the workload
 must run again: no thread in 't', TracerPid 0 in every thread's status,
@@ -146,10 +146,10 @@ def one_case(tmp, churn, faults, launch, pipe=False):
                   f"{open(f'/proc/{rec.pid}/wchan').read()})")
             return
         last = err().splitlines()[-1] if err() else ""
-        check(rec.returncode not in (0, None) and "stopped reading" in last
+        check(rec.returncode == -signal.SIGINT and "stopped reading" in last
               and "incomplete recording" in last
               and "partial" not in last,
-              f"{what}: memsz exits non-zero (exit {rec.returncode}) "
+              f"{what}: memsz dies by the SIGINT (exit {rec.returncode}) "
               f"saying the output stalled and what it received is "
               f"incomplete: {last!r}")
         if launch:

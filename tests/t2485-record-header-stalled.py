@@ -83,9 +83,10 @@ def main():
                   f"s; wchan {where})")
             sys.exit(lib.finish())
         lines = err.strip().splitlines()
-        check(rec.returncode not in (0, None) and len(lines) == 1 and
+        check(rec.returncode == -signal.SIGINT and len(lines) == 1 and
               "stopped reading" in lines[0],
-              f"memsz exits non-zero (exit {rec.returncode}) with one line "
+              f"memsz dies by the SIGINT (exit {rec.returncode}) with one "
+              f"line "
               f"saying the output's reader stopped reading: {lines}")
         tracer = lib.task_field(target.pid, target.pid, "TracerPid")
         check(target.poll() is None and tracer == "0",
