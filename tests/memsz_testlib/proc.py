@@ -58,7 +58,9 @@ def untraced_threads(pid, tracer, looks=3):
     """The threads of pid whose TracerPid is not tracer, over looks
     readings of /proc/PID/task (a thread that ends between the listing
     and the reading is left out: a line of threads that take each other's
-    place is seen in the next reading)."""
+    place is seen in the next reading; so is one that has ended, a zombie
+    or dead: its tracer, reaping it, unlinks it before /proc forgets
+    it)."""
     found = set()
     for _ in range(looks):
         try:
@@ -68,11 +70,12 @@ def untraced_threads(pid, tracer, looks=3):
         for tid in tids:
             try:
                 with open(f"/proc/{pid}/task/{tid}/status") as f:
-                    tp = [x.split()[1] for x in f
-                          if x.startswith("TracerPid:")]
+                    st = dict(x.split(":", 1) for x in f if ":" in x)
             except OSError:
                 continue
-            if tp and int(tp[0]) != tracer:
+            tp = st.get("TracerPid", "").split()
+            ended = st.get("State", "").split()[:1] in (["Z"], ["X"])
+            if tp and int(tp[0]) != tracer and not ended:
                 found.add(int(tid))
     return sorted(found)
 
