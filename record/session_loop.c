@@ -55,8 +55,8 @@ static bool loop_continue(struct session *r, uint64_t now)
 		 * stops handled: a signal leaves the queue only for its
 		 * thread's delivery stop) passed on or held at such a stop.
 		 * The grace period applies either way. */
-		uint64_t pending = target_pending(r->child);
-		bool fatal = target_fatal_pending(r->child);
+		uint64_t pending;
+		bool fatal = target_fatal_pending(r->child, &pending);
 
 		/* the poll may reap the command: its pid, passed on, must
 		 * get no signal */

@@ -386,24 +386,17 @@ static uint64_t blocked_by_all(int pid)
 	return all;
 }
 
-uint64_t target_pending(int pid)
-{
-	char path[64];
-	struct sig_masks m;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	return signal_masks(path, &m) ? m.pending : 0;
-}
-
-int target_fatal_pending(int pid)
+int target_fatal_pending(int pid, uint64_t *pending)
 {
 	char path[64];
 	struct sig_masks m;
 	uint64_t fatal;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	*pending = 0;
 	if (!signal_masks(path, &m))
 		return 0;
+	*pending = m.pending;
 	fatal = fatal_of(&m) & m.pending;
 	/* a signal every thread blocks is not delivered: it ends nothing
 	 * yet (a program reading SIGINT through a signalfd or sigwait) */

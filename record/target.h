@@ -82,11 +82,10 @@ void target_signal_masks(int tid, uint64_t *blocked, uint64_t *caught);
 uint64_t target_fatal_signals(int pid);
 /* The lowest signal pending for the whole of process pid (ShdPnd) that
  * ends it when delivered (target_fatal_signals) and that some thread of
- * it does not block (SigBlk of each task), or 0. */
-int target_fatal_pending(int pid);
-/* The signals pending for the whole of process pid (ShdPnd), bit n-1 for
- * signal n; 0 if it cannot be read. */
-uint64_t target_pending(int pid);
+ * it does not block (SigBlk of each task), or 0; *pending gets every
+ * signal pending for it (ShdPnd, bit n-1 for signal n; 0 if it cannot be
+ * read), from the same read. */
+int target_fatal_pending(int pid, uint64_t *pending);
 /* Resident bytes of pid now (/proc/PID/statm), or -errno. */
 int64_t target_rss(int pid);
 struct target_sp {
