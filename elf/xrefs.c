@@ -42,6 +42,7 @@
 #include "elf/symtab.h"
 #include "elf/x86dec.h"
 #include "elf/xrefs.h"
+#include "elf/xrefstr.h"
 #include "elf/xzydis.h"
 #include "util/util.h"
 
@@ -256,180 +257,6 @@ static void data_sections(const struct elfimg *img, struct xrefvec *xv)
 	xv->last = xv->nds;
 }
 
-/* An immediate's target is read as text over this many bytes at most
- * (str_probe()): a run of text bytes this long is text, whatever
- * follows */
-#define XREF_TEXT 4096
-/* A string an immediate names starts with this many text bytes or more
- * (str_probe()): binary data may start with one and a zero (Python's
- * marshalled code, "c\0\0\0", a UTF-16 or UTF-32 string) */
-#define XREF_STR_MIN 2
-/* the window str_probe() reads data through, and how far ahead it reads
- * on a miss */
-#define XREF_PROBE_WINDOW (64 * 1024)
-#define XREF_PROBE_AHEAD 4096
-
-/* Where the target of an immediate lies in text (str_probe()) */
-enum strpos {
-	STR_NONE,   /* in no string: it stands as an address */
-	STR_START,  /* a string's first byte */
-	STR_INSIDE, /* after a string's first byte: no address */
-};
-
-/* Is c a byte of text: printable ASCII, tab, newline, carriage
- * return? */
-static bool text_byte(uint8_t c)
-{
-	return (c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n' || c == '\r';
-}
-
-/* What str_probe() reads the data sections with, and the run of text it
- * read last: [a, z) are text bytes of section d, and at z lies a NUL
- * (nul), another byte or d's end (done), or bytes not read yet
- * (neither). */
-struct strprobe {
-	struct elf_window w;
-	const struct elf_section *d;
-	uint64_t a, z;
-	bool nul, done;
-};
-
-/* The bytes of section d (PROGBITS) from VM address at on, at least one
- * and *avail of them, read through p's window; NULL if the file ends
- * first. */
-static const uint8_t *probe_bytes(struct strprobe *p,
-				  const struct elf_section *d, uint64_t at,
-				  size_t *avail)
-{
-	uint64_t left = d->addr + d->size - at,
-		 off = d->offset + (at - d->addr);
-	size_t len = (size_t)MIN(left, (uint64_t)64);
-	const uint8_t *b =
-	    elf_window_get_ahead(&p->w, off, len, XREF_PROBE_AHEAD);
-
-	if (b)
-		*avail = (size_t)MIN(left, p->w.off + p->w.len - off);
-	return b;
-}
-
-/* a string literal is packed against the next (GCC's .rodata.str1.1)
- * or padded with NULs to this many bytes (.rodata.str1.8): str_literal() */
-#define XREF_STR_ALIGN 8
-/* GCC aligns a string literal of this many text bytes or more (and its
- * NUL) to XREF_STR_ALIGN: str_literal() */
-#define XREF_STR_LONG 31
-/* binary data that holds an int, and a struct or array that does,
- * starts at a multiple of this many bytes (the int's alignment); a
- * string literal packed in .rodata.str1.1 starts anywhere:
- * str_literal() */
-#define XREF_INT_ALIGN 4
-
-/* Does the text from VM address t to the NUL at nul (section d) make a
- * string literal, and where do the NULs that pad it end (into *end: the
- * next multiple of XREF_STR_ALIGN at most)? It does if t is no multiple
- * of XREF_INT_ALIGN (no data with an int starts there), if the text is
- * XREF_STR_LONG bytes long or more (what follows its padding is another
- * object, which may start with zeros: V8's vtables, built without
- * RTTI), or if the bytes after the NUL are NULs up to nothing or up to
- * the next multiple of XREF_STR_ALIGN exactly, and then come text (the
- * next string, which may be one no code names) or d's end. Else the
- * zeros are binary data: a short char[] that starts a struct ({"ab", 1,
- * 2}: 13 more NULs, then an int) or an int whose low bytes are printable
- * (0x4241: one more NUL, then the next int), and the target stands as an
- * address (its range runs to the next target or label as for any data).
- * A target or label right after the padding need not be asked for: it
- * ends the range there either way. A file that ends first reads as no
- * string. */
-static bool str_literal(struct strprobe *p, const struct elf_section *d,
-			uint64_t t, uint64_t nul, uint64_t *end)
-{
-	uint64_t at = nul + 1, dend = d->addr + d->size;
-	size_t pad = (size_t)((XREF_STR_ALIGN - at % XREF_STR_ALIGN) %
-			      XREF_STR_ALIGN),
-	       avail, i = 0;
-	const uint8_t *b;
-
-	if (at >= dend) {
-		*end = dend;
-		return true;
-	}
-	b = probe_bytes(p, d, at, &avail);
-	if (!b)
-		return false;
-	while (i < pad && i < avail && !b[i])
-		i++;
-	*end = at + i;
-	if (t % XREF_INT_ALIGN || nul - t >= XREF_STR_LONG || *end >= dend)
-		return true;
-	/* NULs that stop short of the boundary, or run on past it */
-	if ((i && i < pad) || i >= avail)
-		return false;
-	return text_byte(b[i]);
-}
-
-/* Where VM address t of data section d lies in text, when only MOV
- * immediates name it (a number that may be no address: V8's root indexes
- * and OpenSSL's error codes land in .rodata by chance): STR_INSIDE if the
- * byte before it is text and the bytes from it on are text up to a NUL
- * (it may be that NUL) or for XREF_TEXT bytes; STR_START if the byte
- * before it is none (or t is d's first) and XREF_STR_MIN text bytes or
- * more and a NUL that ends a string literal follow (str_literal()), its
- * end then (after the NUL and the NULs that pad it) into *end; STR_NONE
- * else (a file that ends before the section reads as no text). The
- * targets are asked in increasing order: a run of text read for one
- * serves the next ones in it, so that every byte is read once. */
-static enum strpos str_probe(struct strprobe *p, const struct elf_section *d,
-			     uint64_t t, uint64_t *end)
-{
-	const uint8_t *b;
-	size_t avail, i, lim;
-
-	if (d->type != SHT_PROGBITS)
-		return STR_NONE;
-	/* a new run unless the byte before t is in the last one */
-	if (p->d != d || p->a >= t || t > p->z) {
-		p->d = d;
-		p->a = p->z = t;
-		p->nul = p->done = false;
-		if (t > d->addr) {
-			b = probe_bytes(p, d, t - 1, &avail);
-			if (!b) {
-				p->done = true;
-				return STR_NONE;
-			}
-			if (text_byte(b[0]))
-				p->a = t - 1;
-		}
-	}
-	while (!p->nul && !p->done && p->z - t < XREF_TEXT) {
-		if (p->z >= d->addr + d->size) {
-			p->done = true;
-			break;
-		}
-		b = probe_bytes(p, d, p->z, &avail);
-		if (!b) {
-			p->done = true;
-			break;
-		}
-		lim = (size_t)MIN((uint64_t)avail, t + XREF_TEXT - p->z);
-		for (i = 0; i < lim && text_byte(b[i]); i++)
-			;
-		p->z += i;
-		if (i < lim) {
-			p->nul = b[i] == 0;
-			p->done = !p->nul;
-		}
-	}
-	if (p->a < t) /* the byte before t is text */
-		return p->nul || (!p->done && p->z - t >= XREF_TEXT)
-			   ? STR_INSIDE
-			   : STR_NONE;
-	if (p->nul && p->z - t >= XREF_STR_MIN &&
-	    str_literal(p, d, t, p->z, end))
-		return STR_START;
-	return STR_NONE;
-}
-
 /* In refs_settle()'s references before they are settled, bit 31 of seq:
  * the reference is a MOV's immediate (refsrc_imm()) */
 #define XREF_SEQ_IMM ((uint32_t)1 << 31)
@@ -454,7 +281,7 @@ static void refs_settle(struct elfimg *img, struct dualmap *out,
 	size_t n = MIN(src->n, (size_t)XREF_SEQ_IMM - 1), ne, k = 0, nk = 0;
 	size_t hint = 0;
 	const struct rmap_entry *e;
-	struct strprobe probe = {.d = NULL};
+	struct strprobe probe;
 	uint32_t *lab;
 	bool *kept;
 
@@ -473,7 +300,7 @@ static void refs_settle(struct elfimg *img, struct dualmap *out,
 	xrefs_sort(xv);
 	e = rmap_extents(out->vm, &ne);
 	kept = xcalloc(n ? n : 1, sizeof(*kept));
-	elf_window_init(&probe.w, img, XREF_PROBE_WINDOW);
+	strprobe_init(&probe, img);
 	/* each target's references, [i, j) */
 	for (size_t i = 0, j; i < xv->n; i = j) {
 		uint64_t t = xv->v[i].target, end;
@@ -506,7 +333,7 @@ static void refs_settle(struct elfimg *img, struct dualmap *out,
 			xv->v[nk++] = xv->v[r];
 		}
 	}
-	elf_window_free(&probe.w);
+	strprobe_free(&probe);
 	lab = xcalloc(n ? n : 1, sizeof(*lab));
 	for (size_t i = 0; i < n; i++)
 		if (kept[i])
