@@ -13,7 +13,7 @@ libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
 	elf/lsdatab.c elf/lsdatab.h \
 	elf/bbaddrmap.c elf/bbaddrmap.h elf/relocsrc.c elf/relocsrc.h \
 	elf/imagemaps.c elf/imagemaps.h elf/xrefs.c elf/xrefs.h \
-	elf/xrefstr.c elf/xrefstr.h \
+	elf/xrefstr.c elf/xrefstr.h elf/xsweep.c elf/xsweep.h \
 	elf/xzydis.c elf/xzydis.h \
 	elf/x86dec.c elf/x86dec.h elf/x86vex.c elf/x86evex.c elf/x86fast.c \
 	elf/symtab.c elf/symtab.h elf/minidebug.c elf/minidebug.h \
