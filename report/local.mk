@@ -5,7 +5,7 @@ libmemsz_a_SOURCES += report/attrib.c report/attrib.h \
 	report/attrib_class.c report/attrib_int.h \
 	report/segment.c report/segment.h \
 	report/imgcheck.c report/imgcheck.h \
-	report/report.c report/report.h report/reportctx.h \
+	report/report.c report/report.h report/reportctx.h report/recnotes.c \
 	report/charge.c report/charge_faults.c report/points.c \
 	report/charge_runs.c \
 	report/charge_cg.c report/tmpl.c report/tmpl.h \

@@ -342,4 +342,20 @@ void charge_cg_tree(struct report_ctx *c, struct rowtree *t, uint32_t point,
 /* After pass 2: the single tree's rows (not PICK_ALL) and the notes. */
 void charge_cg_finish(struct report_ctx *c, const bool *chosen);
 
+/* report.c: the pids' info of process pid, made at the first ask. */
+struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid);
+
+struct md_note;
+struct md_note_values;
+
+/* recnotes.c: a note written by `memsz record`, grouped by its recorded
+ * kind (a kind this memsz does not know is shown as it is). */
+void recorded_note(struct report_ctx *c, const struct md_note *n);
+/* The numbers of the note before (NOTE_VALUES): those of a
+ * dirty-by-mapping note are added up; other kinds have none yet. */
+void recorded_values(struct report_ctx *c, const struct md_note_values *v);
+/* The one footer line standing for two or more dirty-by-mapping notes
+ * (NOTEF_SUMMARY: -v shows each note instead). */
+void dirty_summary(struct report_ctx *c);
+
 #endif
