@@ -14,7 +14,8 @@ The test opens a FIFO for reading and never reads it (the reader that
 stopped; once also memsz's stdout, a pipe, -o /dev/stdout), starts memsz on the workload stall_churn (two threads that
 map, touch and unmap 1 MiB in a loop; the main thread forks children
 that do the same and exit), waits for the events: memsz asleep in a pipe
-write (its wchan), a thread of the workload held by it (state 't').
+write (its wchan) while a thread of the workload is held by it (state
+'t'), both at once.
 memsz must say once that the output is not read and the targets wait.
 Then it sends memsz SIGINT. memsz must die by it, its last line
 saying the output stalled and that what the FIFO received is incomplete
@@ -64,6 +65,16 @@ def held(pid):
                for p in {pid} | kids(pid) for t in threads(p))
 
 
+def in_pipe_write(pid):
+    """Whether pid sleeps in the kernel in a pipe write (its wchan)."""
+    try:
+        with open(f"/proc/{pid}/wchan") as f:
+            return f.read().endswith(("pipe_write", "pipe_wait",
+                                      "pipe_wait_writable"))
+    except OSError:
+        return False
+
+
 def cpu_ticks(pid):
     """utime + stime of pid (all its threads), from /proc/PID/stat."""
     with open(f"/proc/{pid}/stat") as f:
@@ -111,13 +122,16 @@ def one_case(tmp, churn, faults, launch, pipe=False):
             errf.seek(0)
             return errf.read().strip()
 
+        # Both at once: memsz asleep in the write (the pipe is full, so
+        # it stays there) and a thread held. A thread seen held before
+        # the stall may have been let go since; one held while memsz
+        # sleeps in the write stays held.
         try:
-            lib.wait_until(lambda: rec.poll() is not None or held(target),
-                           f"{what}: memsz to hold a thread of the "
-                           f"workload")
-            lib.asleep_in(rec.pid, "pipe_write", "pipe_wait",
-                          "pipe_wait_writable")
-        except (TimeoutError, OSError):
+            lib.wait_until(lambda: rec.poll() is not None or
+                           (in_pipe_write(rec.pid) and held(target)),
+                           f"{what}: memsz to stall in the write while it "
+                           f"holds a thread of the workload")
+        except TimeoutError:
             pass
         if rec.poll() is not None:
             if faults and "sample" in err():
