@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dfcodec.h — inside data/: the byte layout of memsz.data and what the
- * writer (dfwriter.c), the reader (dfreader.c) and the record types
- * (dfrecords.c, dfmapping.c, dfsample.c; printing helpers in dfprint.c)
- * share. Nothing
- * outside data/ includes it: the API is datafile.h.
+ * writer (dfwriter.c, its file made by dfcreate.c), the reader (dfreader.c) and
+ * the record types (dfrecords.c, dfmapping.c, dfsample.c; printing helpers in
+ * dfprint.c) share. Nothing outside data/ includes it: the API is datafile.h.
  *
  * The layouts are those of man/memsz-data.5: byte offsets of each field,
  * so that the writer and the reader say the same thing by name.
@@ -298,6 +297,19 @@ int md_rec_commit_tail(struct md_writer *w, enum md_rec_type type,
 		       const uint8_t *tail, size_t n);
 /* Write the batched SAMPLE records (see md_writer_flush). */
 int md_samples_flush(struct md_writer *w);
+
+/* dfcreate.c: the file a writer writes. md_writer_create() makes it for
+ * path (its directory dfd, its last component at path + base): a
+ * temporary file beside path (*tmp its name; /proc/self/fd/N of an
+ * unnamed one, *unnamed set) or, with MD_WRITER_SPECIAL, the pipe,
+ * device, socket or own descriptor path leads to (*tmp NULL). Returns the
+ * fd or a negative code. md_temp_letters() replaces the six X that end
+ * name by random letters; md_temp_create() creates such a name in dfd
+ * (O_EXCL, mode 0600, retried on a name taken): the fd or -errno. */
+int md_writer_create(int dfd, const char *path, size_t base, unsigned flags,
+		     char **tmp, bool *unnamed);
+void md_temp_letters(char *name);
+int md_temp_create(int dfd, char *name, size_t base);
 
 /* --- the reader's state (dfreader.c) --- */
 

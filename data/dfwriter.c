@@ -17,12 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/magic.h>
 #include <zstd.h>
 
 /* SIGALRM of the timer that interrupts a write (wait_arm): caught, so
@@ -237,178 +234,6 @@ int md_rec_begin(struct md_writer *w)
 	return 0;
 }
 
-/* Open name in directory dfd (no link: the end of a chain
- * path_link_walk() followed), a pipe, device or socket st says it is, for
- * MD_WRITER_SPECIAL: without blocking, O_NOFOLLOW, and only if what was
- * opened is what was looked at. Returns the fd or a negative code. */
-static int open_special(int dfd, const char *name, const struct stat *st)
-{
-	struct stat got;
-	int fd =
-	    openat(dfd, name,
-		   O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &got) < 0 || got.st_dev != st->st_dev ||
-	    got.st_ino != st->st_ino) {
-		close(fd);
-		return -EAGAIN; /* replaced meanwhile */
-	}
-	/* opened: writes wait for the reader the user named */
-	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
-}
-
-/* Whether fd and the open descriptor other are the same file. */
-static bool same_file(const struct stat *st, int other)
-{
-	struct stat o;
-
-	return fstat(other, &o) == 0 && o.st_dev == st->st_dev &&
-	       o.st_ino == st->st_ino;
-}
-
-/* Write to memsz's own descriptor n (-o /dev/stdout, /proc/self/fd/N),
- * for MD_WRITER_SPECIAL: a copy of it (F_DUPFD_CLOEXEC), which shares its
- * offset with the shell's (a reopen through /proc would write a regular
- * file from 0 over what others write there). Only a descriptor memsz was
- * given: one open across the exec that started it, so without
- * FD_CLOEXEC; memsz opens its own (signalfd, kpage files, images...)
- * with it, and none of them is an output (-MEMSZ_EFDLINK). Refused too:
- * one not open for writing (-MEMSZ_ENOTWRITE), a descriptor memsz found
- * closed (std_fd_nulled()), a regular file with data in it (>> FILE:
- * -EEXIST), the file that is also memsz's stderr or, with
- * MD_WRITER_CMDOUT, the launched command's stdout or stderr (what it
- * inherits: 1 and 2), into which the recording would be mixed. Returns
- * the fd or a negative code. */
-static int open_own_fd(int n, unsigned flags)
-{
-	struct stat st;
-	int fd, ret = 0, fl = fcntl(n, F_GETFD), acc = fcntl(n, F_GETFL);
-
-	if (fl < 0 || acc < 0)
-		return -errno;
-	if (fl & FD_CLOEXEC)
-		return -MEMSZ_EFDLINK;
-	/* before the access mode: a closed stdout is on /dev/null open
-	 * for reading only (main()) */
-	if (std_fd_nulled(n))
-		return -MEMSZ_ESTDCLOSED;
-	if ((acc & O_PATH) || (acc & O_ACCMODE) == O_RDONLY)
-		return -MEMSZ_ENOTWRITE;
-	fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		ret = -errno;
-	else if (S_ISDIR(st.st_mode))
-		ret = -EISDIR;
-	else if (S_ISREG(st.st_mode) && st.st_size > 0)
-		ret = -EEXIST;
-	else if (same_file(&st, 2))
-		ret = -MEMSZ_EMIXERR;
-	else if ((flags & MD_WRITER_CMDOUT) && same_file(&st, 1))
-		ret = -MEMSZ_EMIXCMD;
-	if (ret < 0) {
-		close(fd);
-		return ret;
-	}
-	return fd;
-}
-
-/* What writer_create() does with the symlink name in dfd: follow it a
- * link at a time (path_link_walk()). Returns the fd written (a pipe,
- * device or socket at the end of the chain, memsz's own descriptor it
- * names), a negative code, or REPLACE: replace the link (it leads to a
- * regular file or nowhere). */
-#define REPLACE (-MEMSZ_ELAST - 1)
-static int writer_link(int dfd, const char *name, unsigned flags)
-{
-	struct path_link pl;
-	struct stat st;
-	int ret = path_link_walk(dfd, name, &pl);
-
-	if (ret < 0) {
-		/* no end found (a loop, a directory not there): replaced
-		 * when it names nothing or a regular file, as before */
-		if (fstatat(dfd, name, &st, 0) < 0 || S_ISREG(st.st_mode))
-			return REPLACE;
-		if (S_ISDIR(st.st_mode))
-			return -EISDIR;
-		return flags & MD_WRITER_SPECIAL ? ret : -MEMSZ_ESPECIAL;
-	}
-	if (ret == 1) /* a link of /proc: never replaced */
-		ret = pl.unsafe ? -MEMSZ_EUNSAFELINK
-		      : !(flags & MD_WRITER_SPECIAL) || pl.fd < 0
-			  ? -MEMSZ_EFDLINK
-			  : open_own_fd(pl.fd, flags);
-	else if (fstatat(pl.dfd, pl.name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		 S_ISREG(st.st_mode))
-		ret = REPLACE; /* dangling, or a regular file */
-	else if (S_ISDIR(st.st_mode))
-		ret = -EISDIR;
-	else if (!(flags & MD_WRITER_SPECIAL))
-		ret = -MEMSZ_ESPECIAL;
-	else
-		ret = pl.unsafe ? -MEMSZ_EUNSAFELINK
-				: open_special(pl.dfd, pl.name, &st);
-	path_link_free(&pl);
-	return ret;
-}
-
-/* Create the file name (ending in six X) names, its X replaced by letters
- * and digits, a name no file has: open(2) with O_EXCL and mode 0600, as
- * perf creates perf.data: a recording can hold another user's stack bytes
- * (SAMPLE records of --call-graph dwarf) and their command lines, so only
- * its owner reads it. The letters come from getrandom(2) (the clock, a
- * counter and where the name lies in memory where it has no entropy yet);
- * a name taken meanwhile is tried again with others: O_EXCL makes a
- * guessed or planted name a retry, never a file of someone else's
- * written. Returns the fd or -errno. */
-static void temp_letters(char *name)
-{
-	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
-				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	static _Atomic uint64_t counter;
-	char *x = name + strlen(name) - 6;
-	uint64_t v = clock_ns(CLOCK_MONOTONIC) ^
-		     (uint64_t)(uintptr_t)name << 16 ^ ++counter << 40;
-	uint64_t r = 0;
-
-	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == sizeof(r))
-		v ^= r;
-	v *= 0x9e3779b97f4a7c15ull; /* spread the bits to the top */
-	for (int i = 0; i < 6; i++, v <<= 6)
-		x[i] = set[(v >> 58) % (sizeof(set) - 1)];
-}
-
-/* The file of name (the whole path, for messages) created in directory
- * dfd, where it is name + base. */
-static int temp_create(int dfd, char *name, size_t base)
-{
-	for (int tries = 0; tries < 100; tries++) {
-		int fd;
-
-		temp_letters(name);
-		fd = openat(dfd, name + base,
-			    O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd >= 0 ? fd : -errno;
-	}
-	return -EEXIST;
-}
-
-/* An unnamed file (O_TMPFILE, mode 0600 as temp_create's) in directory
- * dfd, for MD_WRITER_UNNAMED. Returns the fd or -errno (EOPNOTSUPP: its
- * file system has none). */
-static int unnamed_create(int dfd)
-{
-	int fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-
-	return fd < 0 ? -errno : fd;
-}
-
 /* The name in w's directory of a file named by path or by a name made
  * from path by a suffix (path.tmp.XXXXXX, path.old, path.partial). */
 static const char *in_dir(const struct md_writer *w, const char *name)
@@ -451,7 +276,7 @@ static ssize_t copy_reads(int fd, loff_t in, int out)
 }
 
 /* Copy the bytes of the unnamed file of w into a new file at tmp (a name
- * made from path, ending in six X, chosen as temp_create chooses), which
+ * made from path, ending in six X, chosen as md_temp_create chooses), which
  * then takes its place in w, for unnamed_name() where no link of it can
  * be made. 0 or -errno (w as it was, nothing left at tmp). */
 static int unnamed_copy(struct md_writer *w, char *tmp)
@@ -459,7 +284,7 @@ static int unnamed_copy(struct md_writer *w, char *tmp)
 	struct stat a, b;
 	loff_t in = 0;
 	ssize_t n;
-	int fd = temp_create(w->dfd, tmp, w->base);
+	int fd = md_temp_create(w->dfd, tmp, w->base);
 
 	if (fd < 0)
 		return fd;
@@ -495,7 +320,7 @@ static int unnamed_name(struct md_writer *w)
 	int ret = -EEXIST;
 
 	for (int tries = 0; tries < 100 && ret == -EEXIST; tries++) {
-		temp_letters(tmp);
+		md_temp_letters(tmp);
 		ret = unnamed_linkat(w, in_dir(w, tmp)) ? -errno : 0;
 	}
 	if (ret < 0)
@@ -508,79 +333,6 @@ static int unnamed_name(struct md_writer *w)
 	w->tmp = tmp;
 	w->unnamed = false;
 	return 0;
-}
-
-/* The file systems whose files are the kernel's settings and state, not
- * data: a recording never replaces one (no temporary file can be made
- * there either, so the open failed with ENOENT or EACCES, naming the
- * temporary file's error for -o's). */
-static const unsigned long kernfs_magic[] = {
-    PROC_SUPER_MAGIC, SYSFS_MAGIC,   CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
-    DEBUGFS_MAGIC,    TRACEFS_MAGIC, SECURITYFS_MAGIC,	 BPF_FS_MAGIC,
-};
-
-/* Whether directory dfd lies on one of kernfs_magic's file systems. */
-static bool in_kernfs(int dfd)
-{
-	struct statfs sf;
-
-	if (fstatfs(dfd, &sf) < 0)
-		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(kernfs_magic); i++)
-		if ((unsigned long)sf.f_type == kernfs_magic[i])
-			return true;
-	return false;
-}
-
-/* Create the file records are written to, for path whose directory is
- * dfd (path_dir_open()) and whose last component is path + base: a
- * temporary file beside path (mode 0600: temp_create()), or, with
- * MD_WRITER_SPECIAL, path itself when it is a pipe, device or socket, the
- * one a chain of symlinks at path ends at (writer_link()), or memsz's own
- * descriptor such a chain names (/dev/stdout). A regular file, a dangling
- * symlink or one that leads to a regular file gets the temporary file
- * (renamed over path, the link replaced, not followed); a link that
- * leads to a link of /proc never does. Returns the fd and *tmp (NULL when
- * writing path itself), or a negative code. */
-static int writer_create(int dfd, const char *path, size_t base, unsigned flags,
-			 char **tmp, bool *unnamed)
-{
-	const char *name = path + base;
-	struct stat lst;
-	int fd;
-
-	*tmp = NULL;
-	*unnamed = false;
-	if (!*name)
-		return -EISDIR; /* path ends in a slash */
-	if (!fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) &&
-	    !S_ISREG(lst.st_mode)) {
-		if (S_ISDIR(lst.st_mode))
-			return -EISDIR;
-		fd = S_ISLNK(lst.st_mode)	 ? writer_link(dfd, name, flags)
-		     : flags & MD_WRITER_SPECIAL ? open_special(dfd, name, &lst)
-						 : -MEMSZ_ESPECIAL;
-		if (fd != REPLACE)
-			return fd;
-	}
-	if (in_kernfs(dfd))
-		return -MEMSZ_EKERNFS;
-	if (flags & MD_WRITER_UNNAMED) {
-		fd = unnamed_create(dfd);
-		if (fd >= 0) {
-			*tmp = xasprintf("/proc/self/fd/%d", fd);
-			*unnamed = true;
-			return fd;
-		}
-		/* no O_TMPFILE there: a named temporary file */
-	}
-	*tmp = xasprintf("%s.tmp.XXXXXX", path);
-	fd = temp_create(dfd, *tmp, base);
-	if (fd < 0) {
-		free(*tmp);
-		*tmp = NULL;
-	}
-	return fd;
 }
 
 int md_writer_open(const char *path, struct md_writer **out)
@@ -612,7 +364,7 @@ int md_writer_open_wait(const char *path, unsigned flags,
 	if (dfd < 0)
 		return dfd;
 	base = (size_t)(name - path);
-	fd = writer_create(dfd, path, base, flags, &tmp, &unnamed);
+	fd = md_writer_create(dfd, path, base, flags, &tmp, &unnamed);
 	if (fd < 0) {
 		close(dfd);
 		return fd;
@@ -721,7 +473,7 @@ static int dir_rename(const struct md_writer *w, const char *from,
 
 /* Make old (path.old) a hard link of the regular file at path, replacing
  * what old names: a link under a name no file has (old.XXXXXX, chosen as
- * temp_create chooses) renamed over old. path names the previous
+ * md_temp_create chooses) renamed over old. path names the previous
  * recording all along, and old its own previous file until the rename,
  * this one after it: a memsz killed at any point leaves path readable
  * (renaming path to old first left no path until the second rename).
@@ -734,7 +486,7 @@ static int link_old(const struct md_writer *w, const char *old)
 	int ret = -EEXIST;
 
 	for (int tries = 0; tries < 100 && ret == -EEXIST; tries++) {
-		temp_letters(tmp);
+		md_temp_letters(tmp);
 		ret = linkat(w->dfd, in_dir(w, w->path), w->dfd, in_dir(w, tmp),
 			     0)
 			  ? -errno
