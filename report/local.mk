@@ -7,7 +7,7 @@ libmemsz_a_SOURCES += report/attrib.c report/attrib.h \
 	report/imgcheck.c report/imgcheck.h \
 	report/report.c report/report.h report/reportctx.h report/recnotes.c \
 	report/charge.c report/charge_faults.c report/points.c \
-	report/charge_runs.c \
+	report/charge_runs.c report/charge_share.c \
 	report/charge_cg.c report/tmpl.c report/tmpl.h \
 	report/cgcharge.c report/cgcharge.h \
 	report/hugeshare.c report/hugeshare.h \

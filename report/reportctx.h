@@ -287,6 +287,32 @@ void charge_runs_flush(struct rowcache *e);
 /* Forget e's page runs. */
 void charge_runs_free(struct rowcache *e);
 
+/* --- charge_share.c: what was charged already, PICK_ALL's capture --- */
+
+/* Insert k into s; true if it was not there. */
+bool share_insert(struct share_set *s, const struct share_key *k);
+/* The share key of a VM or FILE SIZE walk of image_id over [off, end)
+ * with the current process's labels (what: SHARE_VM, SHARE_VMADDR). */
+void share_walk(struct report_ctx *c, uint32_t image_id, uint64_t off,
+		uint64_t end, uint32_t what, struct share_key *k);
+/* Number VM walk w as the how-manieth mapping of its range in the
+ * snapshot charged (w->copy). */
+void share_copy(struct report_ctx *c, struct share_key *w);
+/* The first level at which walk w is news in the rows of point; nkeys +
+ * 1 if nowhere. */
+size_t share_level(struct report_ctx *c, const struct share_key *w,
+		   uint32_t point);
+/* PICK_ALL: start a group of captured pieces under walk w (NULL: none)
+ * for columns cols (file: a FILE SIZE walk); capture a piece; empty the
+ * capture for the next snapshot; add snapshot s's (index si) captured
+ * pieces to the tree of every point it counts in. */
+void capture_group(struct capture *cap, const struct share_key *w,
+		   unsigned cols, bool file);
+void capture_piece(struct capture *cap, const uint32_t *path,
+		   const uint64_t *vals);
+void capture_reset(struct capture *cap);
+void capture_replay(struct report_ctx *c, const struct snapinfo *s, size_t si);
+
 /* --- points.c: time over several processes --- */
 
 /* After pass 1: no process's exit_ns at or before one of its complete
