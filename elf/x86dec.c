@@ -456,6 +456,8 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 		i += ib;
 	}
 	in->mov = !two && is_mov(op);
+	in->store32 =
+	    !two && op == 0xc7 && in->modrm && in->mod != 3 && !rexw && !opsize;
 	in->len = (uint8_t)i;
 	return i;
 }
@@ -611,7 +613,7 @@ enum x86_kind x86_insn_target(const struct x86_insn *in, uint64_t addr,
 		*t = (uint64_t)in->disp; /* moffs: mov al, [addr] */
 		return X86_K_MEM;
 	}
-	if (abs && movi(in)) {
+	if (abs && movi(in) && !in->store32) {
 		*t = in->imm;
 		return X86_K_IMM;
 	}

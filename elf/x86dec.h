@@ -19,6 +19,11 @@ struct x86_insn {
 	bool modrm, sib;
 	bool fs_gs; /* an FS or GS segment prefix */
 	bool mov;   /* the mnemonic is MOV */
+	/* a MOV of an imm32 into memory at 32-bit operand size (C7 /0,
+	 * memory ModRM, no REX.W): 4 bytes stored, never a whole pointer of
+	 * LP64 code, so its immediate names no address (a non-PIE store of
+	 * a pointer is REX.W C7, the imm32 sign-extended) */
+	bool store32;
 	uint8_t mod, rm, sib_base;
 	uint8_t disp_size, imm_size;
 	int64_t disp;
@@ -176,7 +181,7 @@ struct x86_ref {
 static inline __attribute__((always_inline)) struct x86_ref
 x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
 {
-	unsigned v, sh, e, more, sib5, w8;
+	unsigned v, sh, e, more, sib5, w8, movi;
 	uint64_t w, ws, rip_t, sib_t, imm_t;
 	struct x86_ref r;
 	size_t at;
@@ -217,8 +222,12 @@ x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
 	 * none, so that no byte before p is read */
 	at = e & X86_MOVI ? r.len - (w8 ? 8 : 4) : 0;
 	imm_t = w8 ? x86_get_u64(p + at) : (uint64_t)x86_get_s32(p + at);
-	r.ref = (e & (X86_RIP | X86_MOVI)) || sib5 ? X86_REF : 0;
-	r.imm = ((e & (X86_RIP | X86_MOVI)) == X86_MOVI) & !sib5;
+	/* a MOV's immediate unless the MOV stores 4 bytes into memory (C7,
+	 * a memory ModRM, no REX.W: x86_insn.store32) */
+	movi = (e & X86_MOVI) &&
+	       !((uint8_t)ws == 0xc7 && ((ws >> 14) & 3) != 3 && !(v & X86P_W));
+	r.ref = (e & X86_RIP) || movi || sib5 ? X86_REF : 0;
+	r.imm = movi && !(e & X86_RIP) && !sib5;
 	r.t = e & X86_RIP ? rip_t : sib5 ? sib_t : imm_t;
 	return r;
 }

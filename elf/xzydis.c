@@ -62,6 +62,9 @@ static void from_zydis(const ZydisDecodedInstruction *zin, struct x86_insn *in)
 	in->imm_size = r->imm[0].size;
 	in->imm = r->imm[0].value.u;
 	in->mov = zin->mnemonic == ZYDIS_MNEMONIC_MOV;
+	in->store32 = in->mov && zin->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT &&
+		      zin->opcode == 0xc7 && in->modrm && in->mod != 3 &&
+		      zin->operand_width == 32;
 	in->fs_gs = fs_gs(zin);
 }
 

@@ -58,6 +58,9 @@ static bool zydis(const uint8_t *p, size_t n, struct x86_insn *z)
 	z->imm_size = r->imm[0].size;
 	z->imm = r->imm[0].value.u;
 	z->mov = in.mnemonic == ZYDIS_MNEMONIC_MOV;
+	z->store32 = z->mov && in.opcode_map == ZYDIS_OPCODE_MAP_DEFAULT &&
+		     in.opcode == 0xc7 && z->modrm && z->mod != 3 &&
+		     in.operand_width == 32;
 	for (uint8_t i = 0; i < r->prefix_count; i++)
 		if (r->prefixes[i].value == 0x64 ||
 		    r->prefixes[i].value == 0x65)
@@ -70,7 +73,8 @@ static bool same(const struct x86_insn *f, const struct x86_insn *z)
 {
 	if (f->len != z->len || f->modrm != z->modrm ||
 	    f->disp_size != z->disp_size || f->disp != z->disp ||
-	    f->fs_gs != z->fs_gs || f->mov != z->mov)
+	    f->fs_gs != z->fs_gs || f->mov != z->mov ||
+	    f->store32 != z->store32)
 		return false;
 	if (f->modrm &&
 	    (f->mod != z->mod || f->rm != z->rm || f->sib != z->sib ||
