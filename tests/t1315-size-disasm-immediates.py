@@ -32,9 +32,7 @@ str_c + 9):
 """
 import os
 import re
-import shutil
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -179,21 +177,11 @@ def check_layout(tmp, layout, asm):
            % (fn, w, dis.get(fn)))
     ck("f_const" not in dis,
        "f_const owns no byte of .rodata: %s" % (dis.get("f_const"),))
-    plain = lib.section_symbol_sizes(prog, ".rodata", ["--no-disasm"])
-    ck(not any(fn in plain for fn in FUNCS),
-       "--no-disasm: no function owns a byte of .rodata (%s)"
-       % {fn: plain[fn] for fn in FUNCS if fn in plain})
+    lib.check_no_disasm_rodata(ck, prog, FUNCS)
 
 
 def main():
-    lib.need_x86_tools("gcc", "as", "strip", "nm", "objdump", "readelf")
-    tmp = tempfile.mkdtemp(prefix="memsz-t1315-")
-    try:
-        for layout, code in LAYOUTS.items():
-            check_layout(tmp, layout,
-                         "\t.text\n" + "\n".join(code) + "\n" + RODATA)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    lib.asm_layouts("t1315", LAYOUTS, RODATA, check_layout)
 
 
 if __name__ == "__main__":

@@ -30,9 +30,7 @@ objdump -d (each function's immediate and its encoding):
 """
 import os
 import re
-import shutil
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -114,22 +112,13 @@ def check_layout(tmp, layout, asm):
     for fn in ("f_st32", "f_fs"):
         ck(fn not in dis, "%s (a 4-byte store) owns no byte of .rodata: %s"
            % (fn, dis.get(fn)))
-    plain = lib.section_symbol_sizes(prog, ".rodata", ["--no-disasm"])
-    ck(not any(fn in plain for fn in FUNCS),
-       "--no-disasm: no function owns a byte of .rodata (%s)"
-       % {fn: plain[fn] for fn in FUNCS if fn in plain})
+    lib.check_no_disasm_rodata(ck, prog, FUNCS)
 
 
 def main():
-    lib.need_x86_tools("gcc", "as", "strip", "nm", "objdump", "readelf")
-    tmp = tempfile.mkdtemp(prefix="memsz-t1319-")
-    try:
-        for layout, code in LAYOUTS.items():
-            check_layout(tmp, layout,
-                         "\t.text\n" + "\n".join(code) + "\n" + RODATA)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    lib.asm_layouts("t1319", LAYOUTS, RODATA, check_layout)
 
 
 if __name__ == "__main__":
     main()
+    sys.exit(lib.finish())

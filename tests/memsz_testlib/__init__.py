@@ -40,6 +40,7 @@ from .formats import (
     md_without_image_kinds)
 from .elf import (
     bloaty_path, need_x86_tools, asm_function, build_asm, function_lines,
+    asm_layouts, check_no_disasm_rodata,
     lea_targets, llvm_tool, TU_SOURCES, type_unit_prog,
     readelf, size_rows, section_symbol_sizes, unit_code_vm, dwarf_unit_name,
     nm_sizes, check_unit_symbols, section_strings, sections, build_id,
@@ -80,7 +81,8 @@ __all__ = [
     "check_charge_runs",
     "pb_fields", "crc32c", "md_records", "md_fix_checksums",
     "md_without_image_kinds", "bloaty_path", "need_x86_tools",
-    "asm_function", "build_asm", "function_lines", "lea_targets", "llvm_tool",
+    "asm_function", "build_asm", "function_lines", "asm_layouts",
+    "check_no_disasm_rodata", "lea_targets", "llvm_tool",
     "TU_SOURCES", "type_unit_prog", "readelf", "size_rows",
     "section_symbol_sizes", "unit_code_vm",
     "dwarf_unit_name", "nm_sizes", "check_unit_symbols", "section_strings",

@@ -9,6 +9,7 @@ import platform
 import re
 import shutil
 import subprocess
+import tempfile
 
 from .core import MEMSZ, check, run_ok, skip
 
@@ -49,6 +50,30 @@ def build_asm(src, out, flags):
                        capture_output=True, text=True)
     if r.returncode:
         skip("gcc cannot build the assembly: %s" % r.stderr.strip()[-200:])
+
+
+def asm_layouts(name, layouts, data, check_layout):
+    """For each (layout, code lines) of layouts: check_layout(tmp, layout,
+    asm), asm the code in .text followed by data, in a temporary
+    directory removed after; skips the test off x86-64 or without the
+    tools that build and read the programs."""
+    need_x86_tools("gcc", "as", "strip", "nm", "objdump", "readelf")
+    tmp = tempfile.mkdtemp(prefix="memsz-%s-" % name)
+    try:
+        for layout, code in layouts.items():
+            check_layout(tmp, layout,
+                         "\t.text\n" + "\n".join(code) + "\n" + data)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_no_disasm_rodata(ck, prog, funcs):
+    """Checks that with --no-disasm none of funcs owns a byte of prog's
+    .rodata (ck: the test's check)."""
+    plain = section_symbol_sizes(prog, ".rodata", ["--no-disasm"])
+    ck(not any(fn in plain for fn in funcs),
+       "--no-disasm: no function owns a byte of .rodata (%s)"
+       % {fn: plain[fn] for fn in funcs if fn in plain})
 
 
 def function_lines(prog):
