@@ -117,16 +117,7 @@ def check_layout(tmp, layout, asm):
     def ck(ok, what):
         check(ok, layout + ": " + what)
 
-    src = os.path.join(tmp, layout + ".s")
-    with open(src, "w") as f:
-        f.write(asm)
-    full = os.path.join(tmp, layout + "-full")
-    lib.build_asm(src, full, ["-no-pie", "-static", "-Wl,-e,filler"])
-    prog = os.path.join(tmp, layout)
-    lib.run_ok(["strip", *[a for n in STRIPPED for a in ("-N", n)],
-                "-o", prog, full])
-    ck(lib.readelf(["-h"], prog).find("EXEC") >= 0,
-       "the program is position-dependent (ET_EXEC)")
+    full, prog = lib.build_exec_stripped(tmp, layout, asm, STRIPPED, ck)
     syms = lib.nm_defined(full)
     # str_a..str_d have no size: their addresses from nm
     addrs = {f[2]: int(f[0], 16) for f in

@@ -82,16 +82,7 @@ def check_layout(tmp, layout, asm):
     def ck(ok, what):
         check(ok, layout + ": " + what)
 
-    src = os.path.join(tmp, layout + ".s")
-    with open(src, "w") as f:
-        f.write(asm)
-    full = os.path.join(tmp, layout + "-full")
-    lib.build_asm(src, full, ["-no-pie", "-static", "-Wl,-e,filler"])
-    prog = os.path.join(tmp, layout)
-    lib.run_ok(["strip", *[a for n in BLOBS for a in ("-N", n)],
-                "-o", prog, full])
-    ck(lib.readelf(["-h"], prog).find("EXEC") >= 0,
-       "the program is position-dependent (ET_EXEC)")
+    full, prog = lib.build_exec_stripped(tmp, layout, asm, BLOBS, ck)
     syms = lib.nm_defined(full)
     left = lib.run_ok(["nm", "-a", prog]).stdout.split()
     ck(not any(n in left for n in BLOBS) and "mark1" in left,

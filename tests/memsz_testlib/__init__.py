@@ -40,7 +40,7 @@ from .formats import (
     md_without_image_kinds)
 from .elf import (
     bloaty_path, need_x86_tools, asm_function, build_asm, function_lines,
-    asm_layouts, check_no_disasm_rodata,
+    asm_layouts, build_exec_stripped, check_no_disasm_rodata,
     lea_targets, llvm_tool, TU_SOURCES, type_unit_prog,
     readelf, size_rows, section_symbol_sizes, unit_code_vm, dwarf_unit_name,
     nm_sizes, check_unit_symbols, section_strings, sections, build_id,
@@ -82,7 +82,7 @@ __all__ = [
     "pb_fields", "crc32c", "md_records", "md_fix_checksums",
     "md_without_image_kinds", "bloaty_path", "need_x86_tools",
     "asm_function", "build_asm", "function_lines", "asm_layouts",
-    "check_no_disasm_rodata", "lea_targets", "llvm_tool",
+    "build_exec_stripped", "check_no_disasm_rodata", "lea_targets", "llvm_tool",
     "TU_SOURCES", "type_unit_prog", "readelf", "size_rows",
     "section_symbol_sizes", "unit_code_vm",
     "dwarf_unit_name", "nm_sizes", "check_unit_symbols", "section_strings",

@@ -67,6 +67,24 @@ def asm_layouts(name, layouts, data, check_layout):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def build_exec_stripped(tmp, layout, asm, stripped, ck):
+    """(full, prog): the position-dependent static program of the
+    assembly asm (entry point filler) built in tmp, and a copy of it
+    without the symbols stripped; checks (ck: the test's check) that it
+    is ET_EXEC."""
+    src = os.path.join(tmp, layout + ".s")
+    with open(src, "w") as f:
+        f.write(asm)
+    full = os.path.join(tmp, layout + "-full")
+    build_asm(src, full, ["-no-pie", "-static", "-Wl,-e,filler"])
+    prog = os.path.join(tmp, layout)
+    run_ok(["strip", *[a for n in stripped for a in ("-N", n)],
+            "-o", prog, full])
+    ck(readelf(["-h"], prog).find("EXEC") >= 0,
+       "the program is position-dependent (ET_EXEC)")
+    return full, prog
+
+
 def check_no_disasm_rodata(ck, prog, funcs):
     """Checks that with --no-disasm none of funcs owns a byte of prog's
     .rodata (ck: the test's check)."""
