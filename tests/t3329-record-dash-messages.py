@@ -26,6 +26,7 @@ the user typed that path, still names it.
 """
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -118,9 +119,8 @@ def main():
                 lib.remove_cgroup(cg)
             check(not os.path.exists(cg), f"cgroup {cg} removed")
     finally:
-        target.kill()
-        target.wait()
-        subprocess.run(["rm", "-rf", tmp])
+        lib.stop_kill(target)
+        shutil.rmtree(tmp, ignore_errors=True)
     return lib.finish()
 
 
