@@ -37,6 +37,9 @@ struct record_args {
 	size_t nsattr;
 	char **cmd;		  /* launched command, or NULL */
 	bool out_dash;		  /* -o -: standard output */
+	char *out_name;		  /* as messages name it: 'FILE', or
+				     standard output for -o - (not
+				     /dev/stdout: not what was typed) */
 	const char **cache_paths; /* --cache-paths, in order */
 	size_t ncache_paths, cache_cap;
 };
@@ -309,6 +312,7 @@ static void record_args_free(struct record_args *a)
 	free(a->events);
 	free(a->sattr);
 	free(a->cache_paths);
+	free(a->out_name);
 }
 
 /* Handle one sampling option c (--faults, -e, -c, --call-graph,
@@ -560,6 +564,9 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		a->cmd = argv + optind;
 	if (a->out_dash)
 		a->so.output_special = true;
+	a->out_name = a->out_dash ? xstrdup("standard output")
+				  : xasprintf("'%s'", a->so.path);
+	a->so.name = a->out_name;
 	a->so.samples = a->sattr;
 	a->so.nsamples = a->nsattr;
 	a->so.names = a->events;
@@ -671,7 +678,7 @@ static void print_summary(const struct record_args *a,
 	char unwritten[96] = "", snaps[80] = "";
 	/* the -o path as error lines print it: no byte of it may drive
 	 * the terminal or break the line */
-	char *path = str_escape(a->so.path, NULL);
+	char *path = str_escape(a->out_name, NULL);
 	size_t n = 0;
 
 	if (st->unwritten)
@@ -692,7 +699,7 @@ static void print_summary(const struct record_args *a,
 	if (a->nsattr)
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu samples "
-			"(%llu lost%s), %llu snapshots, %.3f MiB to '%s'; "
+			"(%llu lost%s), %llu snapshots, %.3f MiB to %s; "
 			"targets held %.3f s (%llu times)%s ]\n",
 			(unsigned long long)st->nevents,
 			(unsigned long long)st->nsamples,
@@ -703,7 +710,7 @@ static void print_summary(const struct record_args *a,
 	else
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu snapshots, "
-			"%.3f MiB to '%s'%s ]\n",
+			"%.3f MiB to %s%s ]\n",
 			(unsigned long long)st->nevents,
 			(unsigned long long)st->nsnaps, st->bytes / 1048576.0,
 			path, snaps);
@@ -711,12 +718,14 @@ static void print_summary(const struct record_args *a,
 }
 
 /* What an uncommitted recording did to path, which it never replaces:
- * a file there was left as it was; where there is none, none was
- * made. */
-static const char *untouched(const char *path)
+ * a file there was left as it was; where there is none, none was made.
+ * Written directly (a pipe, -o -), it may have had the header. */
+static const char *untouched(const char *path, const struct session_stats *s)
 {
 	struct stat st;
 
+	if (s->direct)
+		return "received no complete recording";
 	return lstat(path, &st) ? "not written" : "left as it was";
 }
 
@@ -767,13 +776,13 @@ static int say_cut(const struct record_args *a, const struct session_stats *st)
 
 	if (st->cut)
 		memsz_error("interrupted by SIG%s: %zu process%s not "
-			    "recorded; '%s' holds %zu",
-			    sig, st->cut, st->cut == 1 ? "" : "es", a->so.path,
+			    "recorded; %s holds %zu",
+			    sig, st->cut, st->cut == 1 ? "" : "es", a->out_name,
 			    st->held);
 	else
 		memsz_error("interrupted by SIG%s during the last snapshot: "
-			    "none left out, '%s' holds %zu process%s",
-			    sig, a->so.path, st->held,
+			    "none left out, %s holds %zu process%s",
+			    sig, a->out_name, st->held,
 			    st->held == 1 ? "" : "es");
 	memsz_die_by_signal(st->cut_sig);
 	return 128 + st->cut_sig;
@@ -803,8 +812,8 @@ static int say_failure(const struct record_args *a,
 	 * FILE.old (the writer names that file then) */
 	what = !st->werr ? NULL
 	       : strcmp(st->werr_path, a->so.path)
-		   ? xasprintf("move '%s' to '%s'", a->so.path, st->werr_path)
-		   : xasprintf("write '%s'", a->so.path);
+		   ? xasprintf("move %s to '%s'", a->out_name, st->werr_path)
+		   : xasprintf("write %s", a->out_name);
 	if (st->partial)
 		earlier = partial_earlier(a->so.path, st->partial);
 	else if (st->partial_err)
@@ -816,31 +825,32 @@ static int say_failure(const struct record_args *a,
 		  : st->cmd_stopped ? "recording stopped and the command ended"
 				    : "recording stopped";
 	if (st->werr && st->partial && st->complete)
-		memsz_error("cannot %s: %s; '%s' %s, the complete recording "
+		memsz_error("cannot %s: %s; %s %s, the complete recording "
 			    "is in '%s'%s",
-			    what, memsz_strerror(st->werr), a->so.path,
-			    untouched(a->so.path), st->partial, earlier);
+			    what, memsz_strerror(st->werr), a->out_name,
+			    untouched(a->so.path, st), st->partial, earlier);
 	else if (st->werr && st->partial)
-		memsz_error("cannot %s: %s; %s, '%s' %s, what was recorded "
+		memsz_error("cannot %s: %s; %s, %s %s, what was recorded "
 			    "is in '%s'%s",
-			    what, memsz_strerror(st->werr), stopped, a->so.path,
-			    untouched(a->so.path), st->partial, earlier);
+			    what, memsz_strerror(st->werr), stopped,
+			    a->out_name, untouched(a->so.path, st), st->partial,
+			    earlier);
 	else if (st->werr)
-		memsz_error("cannot %s: %s; %s, %s'%s' %s%s", what,
+		memsz_error("cannot %s: %s; %s, %s%s %s%s", what,
 			    memsz_strerror(st->werr), stopped,
-			    st->direct ? "what " : "", a->so.path,
+			    st->direct ? "what " : "", a->out_name,
 			    st->direct ? "received is an incomplete recording"
-				       : untouched(a->so.path),
+				       : untouched(a->so.path, st),
 			    earlier ? earlier : "");
 	else if (!st->committed && a->cgroup && !st->ntargets)
 		/* its counters are written after its processes' snapshots */
 		memsz_error("nothing recorded: cgroup '%s' has no process; "
-			    "'%s' %s",
-			    a->cgroup, a->so.path, untouched(a->so.path));
+			    "%s %s",
+			    a->cgroup, a->out_name, untouched(a->so.path, st));
 	else if (!st->committed)
 		memsz_error("nothing recorded: no snapshot of any target "
-			    "could be taken; '%s' %s",
-			    a->so.path, untouched(a->so.path));
+			    "could be taken; %s %s",
+			    a->out_name, untouched(a->so.path, st));
 	else
 		ret = -1;
 	free(what);
@@ -913,7 +923,7 @@ static int record(struct record_args *a, const int *pids, int npids,
 out:
 	err = session_free(s);
 	if (err < 0 && !said) {
-		memsz_error("cannot write '%s': %s", a->so.path,
+		memsz_error("cannot write %s: %s", a->out_name,
 			    memsz_strerror(err));
 		ret = 1;
 	}

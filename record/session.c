@@ -345,6 +345,7 @@ int session_open(const struct session_opts *o, struct session **out)
 	*out = r;
 	r->o = *o;
 	r->path = o->path;
+	r->name = o->name ? xstrdup(o->name) : xasprintf("'%s'", o->path);
 	r->sn.freeze = o->freeze;
 	r->inherit = o->inherit;
 	r->bp.hold = o->nsamples && !o->lossy;
@@ -375,7 +376,7 @@ int session_open(const struct session_opts *o, struct session **out)
 		(o->launch ? MD_WRITER_CMDOUT : 0),
 	    rec_output_wait, r, &r->w);
 	if (err < 0)
-		return rec_fail(r, err, "cannot open '%s': %s", r->path,
+		return rec_fail(r, err, "cannot open %s: %s", r->name,
 				memsz_strerror(err));
 	err = snapper_new(r->w, &r->sn.s);
 	if (err < 0)
@@ -955,6 +956,7 @@ int session_free(struct session *r)
 	free(r->cap.syn);
 	free(r->loop.pfd);
 	free(r->partial);
+	free(r->name);
 	snapper_free(r->sn.s);
 	ret = md_writer_close(r->w);
 	if (r->loop.tfd >= 0)

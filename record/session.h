@@ -31,6 +31,8 @@ struct target_scan;
 
 struct session_opts {
 	const char *path;    /* memsz.data to write (borrowed) */
+	const char *name;    /* path as messages name it, quoted or
+				standard output (borrowed); NULL: 'path' */
 	bool output_special; /* path may be a pipe or device */
 	bool launch;	     /* a command is launched (record -- CMD) */
 	bool freeze;	     /* stop the targets while snapshotting */

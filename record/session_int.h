@@ -249,6 +249,7 @@ struct rec_memcg {
 struct session {
 	struct session_opts o;
 	const char *path;
+	char *name;	 /* path as messages name it (session_opts.name) */
 	char *partial;	 /* path.partial kept after a write error */
 	int partial_err; /* ... or why it could not be (thrown away) */
 	struct md_writer *w;

@@ -195,10 +195,10 @@ int rec_output_wait(void *arg, uint64_t stalled_ns)
 	if (stalled_ns < STALL_NS)
 		return 0;
 	if (r->tr && !r->loop.stall_told) {
-		msg = xasprintf("'%s' is not read: the traced targets wait at "
+		msg = xasprintf("%s is not read: the traced targets wait at "
 				"their next ptrace stop until it is "
 				"(SIGINT ends the recording%s)",
-				r->path,
+				r->name,
 				r->child ? " and the command"
 					 : " and lets them go");
 		rec_say(r, true, msg);

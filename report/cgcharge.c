@@ -63,11 +63,17 @@ struct cfile {
 	size_t nrecs, cap;
 };
 
-/* One FILE_CACHE record: its time and runs cache[first, first + n). */
+/* One FILE_CACHE record: its time, the file's size then and runs
+ * cache[first, first + n). */
 struct crec {
-	uint64_t time;
+	uint64_t time, size;
 	size_t first, n;
 };
+
+/* The page of a pagekey that says its file is mapped by a process
+ * charged in its step (no file has such a page: its pages are numbered
+ * below 2^64 / page size). */
+#define PAGE_MAPPED UINT64_MAX
 
 struct cgcharge {
 	struct labels *lb;
@@ -97,6 +103,7 @@ struct cgcharge {
 				 (COL_PSS_SHIFT fixed point) */
 	size_t nsteps, hugecap;
 	uint32_t elsewhere, cache_label;
+	bool shm_unsized;    /* a file row of shared memory: no FILE SIZE */
 	struct cfile *files; /* FILE_CACHE records, by file */
 	size_t nfiles, filecap;
 	struct crec *crecs;
@@ -239,8 +246,10 @@ static void on_file_cache(struct cgcharge *g, const struct md_file_cache *r)
 	xgrow(&f->recs, &f->cap, f->nrecs + 1, sizeof(*f->recs));
 	f->recs[f->nrecs++] = g->ncrecs;
 	xgrow(&g->crecs, &g->crecap, g->ncrecs + 1, sizeof(*g->crecs));
-	g->crecs[g->ncrecs++] =
-	    (struct crec){.time = r->time, .first = g->ncache, .n = r->nruns};
+	g->crecs[g->ncrecs++] = (struct crec){.time = r->time,
+					      .size = r->size,
+					      .first = g->ncache,
+					      .n = r->nruns};
 	xgrow(&g->cache, &g->cachecap, g->ncache + r->nruns + 1,
 	      sizeof(*g->cache));
 	memcpy(g->cache + g->ncache, r->runs, r->nruns * sizeof(*r->runs));
@@ -346,6 +355,11 @@ bool cgcharge_group(const struct cgcharge *g)
 bool cgcharge_accounts(const struct cgcharge *g)
 {
 	return g && (g->group || g->machine);
+}
+
+bool cgcharge_shm_unsized(const struct cgcharge *g)
+{
+	return g && g->shm_unsized;
 }
 
 void cgcharge_relabel(struct cgcharge *g, uint32_t payer, uint32_t *path,
@@ -458,6 +472,20 @@ static bool page_seen(struct cgcharge *g, const struct pagekey *k)
 	return false;
 }
 
+/* True if file dev_major:dev_minor ino was marked as mapped in step
+ * already (else it is now). */
+static bool mapped_seen(struct cgcharge *g, uint32_t dev_major,
+			uint32_t dev_minor, uint64_t ino, uint32_t step)
+{
+	struct pagekey k = {.dev_major = dev_major,
+			    .dev_minor = dev_minor,
+			    .ino = ino,
+			    .page = PAGE_MAPPED,
+			    .step = step};
+
+	return page_seen(g, &k);
+}
+
 /* Make room for step in g->file_bytes. */
 static void steps_grow(struct cgcharge *g, uint32_t step)
 {
@@ -539,6 +567,10 @@ const struct md_run *cgcharge_runs(struct cgcharge *g, uint64_t snap_off,
 	const struct md_charge_run *ch = charge_of(g, snap_off, m->start, &nch);
 	uint64_t own = pid_own(g, pid), ps = g->page_size;
 
+	/* its FILE SIZE is the mapping's (charge.c): file_rows() leaves it
+	 * out */
+	if (m->ino)
+		mapped_seen(g, m->dev_major, m->dev_minor, m->ino, step);
 	g->nout = 0;
 	for (size_t i = 0; i < m->nruns; i++) {
 		const struct md_run *r = &m->runs[i];
@@ -733,9 +765,10 @@ static const struct sample *sample_at(const struct cgcharge *g, uint64_t time)
 }
 
 /* The page cache of file f at time charged to the cgroup reported and
- * not counted yet in step: its bytes (then counted). */
+ * not counted yet in step: its bytes (then counted); *size receives the
+ * file's size at that scan. */
 static uint64_t file_charge(struct cgcharge *g, const struct cfile *f,
-			    uint32_t step, uint64_t time)
+			    uint32_t step, uint64_t time, uint64_t *size)
 {
 	struct pagekey k = {.dev_major = f->dev_major,
 			    .dev_minor = f->dev_minor,
@@ -749,6 +782,7 @@ static uint64_t file_charge(struct cgcharge *g, const struct cfile *f,
 	if (!last)
 		return 0;
 	at = g->crecs[f->recs[last - 1]].time;
+	*size = g->crecs[f->recs[last - 1]].size;
 	/* the records of that scan: one time for them all */
 	for (size_t i = last; i-- > 0 && g->crecs[f->recs[i]].time == at;) {
 		const struct crec *c = &g->crecs[f->recs[i]];
@@ -768,8 +802,27 @@ static uint64_t file_charge(struct cgcharge *g, const struct cfile *f,
 	return bytes;
 }
 
+/* The FILE SIZE of the row of file f, size bytes at its scan, in step:
+ * 0 if a process charged in step maps it (the mapping has its FILE SIZE,
+ * charge.c) or it is shared memory (no FILE SIZE, as when mapped). */
+static uint64_t file_size(struct cgcharge *g, const struct cfile *f,
+			  uint32_t step, uint64_t size)
+{
+	enum attrib_class cls;
+
+	if (mapped_seen(g, f->dev_major, f->dev_minor, f->ino, step))
+		return 0;
+	attrib_anon_name(labels_str(g->lb, f->label), &cls);
+	if (cls == ACLS_SHMEM) {
+		g->shm_unsized = true;
+		return 0;
+	}
+	return size;
+}
+
 /* Rows of the page cache of the files scanned at or before time, charged
- * to the cgroup reported: the file's label, "[page cache]" below. */
+ * to the cgroup reported: the file's label, "[page cache]" below, with
+ * CHARGE and FILE SIZE, the file's size at that scan (file_size()). */
 static void file_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 		      uint32_t step, uint64_t time)
 {
@@ -778,7 +831,8 @@ static void file_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 
 	steps_grow(g, step);
 	for (size_t i = 0; i < g->nfiles; i++) {
-		uint64_t b = file_charge(g, &g->files[i], step, time);
+		uint64_t size = 0;
+		uint64_t b = file_charge(g, &g->files[i], step, time, &size);
 
 		if (!b)
 			continue;
@@ -787,6 +841,7 @@ static void file_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 		for (size_t k = 1; k < nkeys; k++)
 			path[k] = g->cache_label;
 		vals[COL_CHARGE] = b << COL_PSS_SHIFT;
+		vals[COL_FILE] = file_size(g, &g->files[i], step, size);
 		rowtree_add(t, path, vals);
 	}
 }

@@ -43,13 +43,18 @@ bool cgcharge_group(const struct cgcharge *g);
 /* True in a -G recording and in a -a one with MACHINE records: the
  * kernel's counters give rows of their own (cgcharge_kernel_rows). */
 bool cgcharge_accounts(const struct cgcharge *g);
+/* True once cgcharge_kernel_rows() gave a page cache row of shared
+ * memory (/dev/shm, a memfd, SysV) that no process maps: no FILE SIZE,
+ * as a mapping of it has none. */
+bool cgcharge_shm_unsized(const struct cgcharge *g);
 
 /* The runs of mapping m of the snapshot of pid whose SNAP_BEGIN is at
  * snap_off, with the ATTRIB_PG_* flags of CHARGE; a run charged elsewhere
  * has ATTRIB_PG_ELSEWHERE and in reserved the paying cgroup's number for
  * cgcharge_payer(). step (PICK_ALL: the step, else 0) keeps page cache
- * pages apart per step. Returns the runs (borrowed until the next call)
- * and their count in *n. */
+ * pages apart per step; m's file counts as mapped in step (its page cache
+ * row gets no FILE SIZE of its own: the mapping gives it). Returns the runs
+ * (borrowed until the next call) and their count in *n. */
 const struct md_run *cgcharge_runs(struct cgcharge *g, uint64_t snap_off,
 				   uint32_t pid, uint32_t step,
 				   const struct md_snap_mapping *m, size_t *n);
@@ -66,7 +71,9 @@ void cgcharge_relabel(struct cgcharge *g, uint32_t payer, uint32_t *path,
  * the -G cgroup's counters (or, -a, the machine's /proc/meminfo)
  * recorded first at or after time (ns, the clock of the records): the
  * kernel's parts (and, -a, free memory), the page cache of the files
- * scanned and the rest of it, the anonymous memory no process showed,
+ * scanned (with FILE SIZE, the file's size at its scan, where no process
+ * charged in step maps it) and the rest of it, the anonymous memory no
+ * process showed,
  * and "[unexplained]" for what is left of the charge (-a: MemTotal)
  * after t's CHARGE so far. Then t's TOTAL CHARGE is the charge. Nothing
  * but in a -G or -a recording. *over receives the bytes t's CHARGE

@@ -83,6 +83,11 @@ void charge_cg_finish(struct report_ctx *c, const bool *chosen)
 				latest = MAX(latest, c->snaps[i].time);
 		charge_cg_tree(c, c->t, 0, latest);
 	}
+	if (cgcharge_shm_unsized(c->cg))
+		strlist_add(&res->notes,
+			    xstrdup("FILE SIZE: the page cache rows of shared "
+				    "memory (/dev/shm, memfd, SysV) have "
+				    "none, as their mappings have none"));
 	if (c->cg_walk) {
 		strlist_add(&res->notes, c->cg_walk);
 		c->cg_walk = NULL;

@@ -372,6 +372,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2491-stdout-closed.py \
 	tests/t2492-record-output-dash.py \
 	tests/t2493-record-sigint-launch.py \
+	tests/t2494-record-cache-paths-file-size.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
@@ -419,6 +420,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3325-report-mappings-file-size.py \
 	tests/t3326-report-faults-sampled-note.py \
 	tests/t3327-report-cli-consistency.py \
+	tests/t3329-record-dash-messages.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 # the helpers of the Python tests: one package, a module by theme
