@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* leaves.c — a tree of depth 1 whose rows stay bare leaves (label, FILE
- * SIZE, VM SIZE: 24 bytes, not a row's 176) until rowtree_finish(): `size
+ * SIZE, VM SIZE: 24 bytes, not a row's 200) until rowtree_finish(): `size
  * --by symbols` of a big library adds some ten thousand rows of which -n
  * are shown (rowtree_defer_leaves()). */
 #include "config.h"

@@ -139,18 +139,36 @@ static inline void row_tag(struct row *r, uint64_t tag)
 	}
 }
 
-/* Add vals to r, vm to its RES% denominator, and count tag in PROCS. */
-static inline void row_add(struct row *r, const uint64_t *vals, uint64_t vm,
-			   uint64_t tag)
+/* Count the FILE SIZE and VM SIZE of vals that r gets (those not in out,
+ * a bit per col_id) again in it, if t's pieces are counted again
+ * (rowtree_set_again()). */
+static inline void row_again(const struct rowtree *t, struct row *r,
+			     const uint64_t *vals, unsigned out)
+{
+	for (int c = COL_FILE; t->again && c <= COL_VM; c++)
+		if (!(out & (1u << c)))
+			r->again[c] += vals[c];
+}
+
+/* Add vals to r of t, vm to its RES% denominator, and count t's tag in
+ * PROCS. */
+static inline void row_add(const struct rowtree *t, struct row *r,
+			   const uint64_t *vals, uint64_t vm)
 {
 	vals_add(r->vals, vals);
+	row_again(t, r, vals, 0);
 	r->vm_sum += vm;
-	row_tag(r, tag);
+	row_tag(r, t->tag);
 }
 
 void rowtree_set_tag(struct rowtree *t, uint64_t tag)
 {
 	t->tag = tag;
+}
+
+void rowtree_set_again(struct rowtree *t, bool again)
+{
+	t->again = again;
 }
 
 void rowtree_add(struct rowtree *t, const uint32_t *path, const uint64_t *vals)
@@ -178,12 +196,13 @@ void rowtree_add_from(struct rowtree *t, const uint32_t *path,
 	struct row *r = &t->total;
 	size_t d;
 
-	if (t->leaves && rows_leaf_add(t, path[0], vals, shared && from))
+	if (t->leaves &&
+	    rows_leaf_add(t, path[0], vals, (shared && from) || t->again))
 		return;
-	row_add(r, above, vals[COL_VM], t->tag);
+	row_add(t, r, above, vals[COL_VM]);
 	for (d = 0; d < t->depth; d++) {
 		r = rowtree_child(r, path[d]);
-		row_add(r, d + 1 >= from ? vals : above, vals[COL_VM], t->tag);
+		row_add(t, r, d + 1 >= from ? vals : above, vals[COL_VM]);
 	}
 }
 
@@ -197,7 +216,7 @@ void rowtree_add_upto(struct rowtree *t, const uint32_t *path,
 		if (d)
 			r = rowtree_child(r, path[d - 1]);
 		if (d >= from)
-			row_add(r, vals, vals[COL_VM], t->tag);
+			row_add(t, r, vals, vals[COL_VM]);
 	}
 }
 
@@ -231,6 +250,7 @@ void rowtree_add_index(struct rowtree *t, const uint32_t *ix,
 		for (size_t i = 0; i < n; i++)
 			if (!(out & (1u << cols[i])))
 				r->vals[cols[i]] += vals[cols[i]];
+		row_again(t, r, vals, out);
 		r->vm_sum += vals[COL_VM];
 		row_tag(r, t->tag);
 	}
@@ -241,8 +261,11 @@ static inline void step_add(struct rowtree *t, struct row *r, size_t d,
 			    uint64_t v, enum col_id col, bool shared,
 			    size_t from)
 {
-	if (!shared || d >= from)
+	if (!shared || d >= from) {
 		r->vals[col] += v;
+		if (t->again && col <= COL_VM)
+			r->again[col] += v;
+	}
 	if (col == COL_VM)
 		r->vm_sum += v;
 	row_tag(r, t->tag);
@@ -408,6 +431,8 @@ static void fold(struct rowtree *t, struct row *r, size_t limit)
 		struct row *ch = &r->children[i];
 
 		vals_add(others.vals, ch->vals);
+		for (int c = COL_FILE; c <= COL_VM; c++)
+			others.again[c] += ch->again[c];
 		for (size_t v = 0; v + COL__COUNT < t->nsets * COL__COUNT; v++)
 			others.sets[v] += ch->sets[v];
 		others.vm_sum += ch->vm_sum;
@@ -415,6 +440,8 @@ static void fold(struct rowtree *t, struct row *r, size_t limit)
 	}
 	for (size_t s = 0; s < t->nsets; s++)
 		rows_cap_others((uint64_t *)row_set(&others, s), row_set(r, s));
+	for (int c = COL_FILE; c <= COL_VM; c++)
+		others.again[c] = MIN(others.again[c], others.vals[c]);
 	snprintf(name, sizeof(name), "[%" PRIu64 " others]", others.folded);
 	others.label = labels_intern(t->lb, name);
 	r->children[limit] = others;

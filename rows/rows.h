@@ -134,6 +134,10 @@ struct row {
 			    rowtree_add_from() kept out of
 			    vals[COL_VM]: RES%'s denominator */
 	void *index;	 /* private: label -> child lookup */
+	/* of vals[COL_FILE] and vals[COL_VM]: what the TOTAL counted already
+	 * (rowtree_set_again()); vals less again, summed over the leaves, is
+	 * the TOTAL */
+	uint64_t again[COL_VM + 1];
 };
 
 struct rowtree {
@@ -141,6 +145,7 @@ struct rowtree {
 	size_t depth;	   /* number of keys */
 	struct row total;  /* root: label LABEL_NONE, sums everything */
 	uint64_t tag;	   /* rowtree_set_tag(); 0: none */
+	bool again;	   /* rowtree_set_again() */
 	enum rows_kind kind;
 	size_t nsets;		   /* value sets per row: 1, 2 or npoints */
 	struct rows_point *points; /* timeline: nsets of them, else NULL */
@@ -163,7 +168,7 @@ struct rowtree *rowtree_new(struct labels *lb, size_t depth);
 void rowtree_free(struct rowtree *t);
 
 /* Keep the rows of t, a new single-set tree of depth 1, as bare leaves
- * (label, FILE SIZE, VM SIZE: 24 bytes, not a row's 176) until
+ * (label, FILE SIZE, VM SIZE: 24 bytes, not a row's 200) until
  * rowtree_finish(), which makes rows only of the leaves it keeps: with a
  * limit under their number in a value order, the limit that go first and
  * the "[N others]" row (a file's symbols are some ten thousand rows of
@@ -185,6 +190,14 @@ void rowtree_add(struct rowtree *t, const uint32_t *path, const uint64_t *vals);
  * others]" row gets the sum of its rows' counts, capped at its parent's
  * (rows_cap_others()). */
 void rowtree_set_tag(struct rowtree *t, uint64_t tag);
+
+/* From now on (again true) the FILE SIZE and VM SIZE of the pieces added
+ * are what the TOTAL has counted already (a file, a range of it, that an
+ * earlier process maps too: rowtree_add_from() keeps them out of the rows
+ * above from): every row that gets them adds them to its again[] too, so
+ * that a reader that sums the leaves (pprof) can count each once, in the
+ * leaves of the first process. false stops. */
+void rowtree_set_again(struct rowtree *t, bool again);
 
 /* Cap the columns of an "[N others]" row (vals, the sums of its rows) that
  * are not additive at those of its parent: PROCS (a process may be in

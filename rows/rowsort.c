@@ -427,7 +427,7 @@ static void leaves_select(const struct sort_ctx *ctx, rows_vkey_fn *vkey,
  * have no rows below them (nothing to cut). In a value order: the rows
  * rows_sort_by_value() and fold() would leave, made in their order
  * (true), the limit leaves that go first and an "[N others]" row of the
- * rest, or all of them; items are sorted, not rows (176 bytes moved
+ * rest, or all of them; items are sorted, not rows (200 bytes moved
  * each). Else (false) every leaf made a row, in the order they came, for
  * the usual finish. */
 bool rows_leaves_finish(struct rowtree *t, const struct sort_ctx *ctx,

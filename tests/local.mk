@@ -4,7 +4,7 @@
 # end-to-end scripts numbered by family: t1xxx size, t2xxx record, t3xxx
 # report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile_corrupt tests/test_datafile_image tests/test_datafile_nospace tests/test_datafile_pages tests/test_datafile_pgfields tests/test_datafile_records tests/test_datafile_samples tests/test_difftree tests/test_dwp tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_elf_zrace tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_hugeshare tests/test_jitmap tests/test_labels tests/test_lsda tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snap_kpage tests/test_snapshot tests/test_snapshot_images tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile_corrupt tests/test_datafile_image tests/test_datafile_nospace tests/test_datafile_pages tests/test_datafile_pgfields tests/test_datafile_records tests/test_datafile_samples tests/test_difftree tests/test_dwp tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_elf_zrace tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_hugeshare tests/test_jitmap tests/test_labels tests/test_lsda tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_rows_again tests/test_snap_kpage tests/test_snapshot tests/test_snapshot_images tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -158,6 +158,9 @@ tests_test_relocs_LDADD = $(TEST_LIBS)
 tests_test_rows_SOURCES = tests/test_rows.c tests/testutil.c tests/testutil.h
 tests_test_rows_CFLAGS = $(TEST_CFLAGS)
 tests_test_rows_LDADD = $(TEST_LIBS)
+tests_test_rows_again_SOURCES = tests/test_rows_again.c tests/testutil.c tests/testutil.h
+tests_test_rows_again_CFLAGS = $(TEST_CFLAGS)
+tests_test_rows_again_LDADD = $(TEST_LIBS)
 tests_test_snap_kpage_SOURCES = tests/test_snap_kpage.c tests/testutil.c tests/testutil.h
 tests_test_snap_kpage_CFLAGS = $(TEST_CFLAGS)
 tests_test_snap_kpage_LDADD = $(TEST_LIBS)
