@@ -30,10 +30,8 @@ import csv
 import io
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -202,15 +200,8 @@ def record(tmp):
 
 
 def main():
-    global GO_ENV
-    if not shutil.which("go"):
-        lib.skip("go (golang-go) is not installed")
-    with tempfile.TemporaryDirectory(prefix="memsz-t3300-") as tmp:
-        GO_ENV = dict(os.environ, HOME=tmp,
-                      GOCACHE=os.path.join(tmp, "gocache"),
-                      GOPATH=os.path.join(tmp, "gopath"),
-                      GOFLAGS="-mod=mod", GOPROXY="off",
-                      PPROF_TMPDIR=tmp)
+    with lib.pprof_tmp("memsz-t3300-") as (tmp, env):
+        GO_ENV.update(env)
         exe, data = record(tmp)
         if not data:
             return

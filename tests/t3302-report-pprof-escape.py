@@ -56,10 +56,7 @@ def go_env(tmp):
         lib.skip_part("go (golang-go) is not installed: "
                       "go tool pprof not run")
         return None
-    return dict(os.environ, HOME=tmp,
-                GOCACHE=os.path.join(tmp, "gocache"),
-                GOPATH=os.path.join(tmp, "gopath"),
-                GOFLAGS="-mod=mod", GOPROXY="off", PPROF_TMPDIR=tmp)
+    return lib.go_env(tmp)
 
 
 def profile(data, prof):

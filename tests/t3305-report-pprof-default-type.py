@@ -58,10 +58,7 @@ def main():
         lib.skip_part("go (golang-go) is not installed: go tool pprof "
                       "not run")
     with tempfile.TemporaryDirectory(prefix="memsz-t3305-") as tmp:
-        env = dict(os.environ, HOME=tmp,
-                   GOCACHE=os.path.join(tmp, "gocache"),
-                   GOPATH=os.path.join(tmp, "gopath"),
-                   GOFLAGS="-mod=mod", GOPROXY="off", PPROF_TMPDIR=tmp)
+        env = lib.go_env(tmp)
         data = os.path.join(tmp, "s.data")
         subprocess.run([MEMSZ, "record", "-o", data, "--", "sh", "-c",
                         "sleep 0.1"], stdout=subprocess.DEVNULL,

@@ -37,7 +37,7 @@ from .record import (
     wait_snaps, snapshot_after, charge_runs, check_charge_runs)
 from .formats import (
     pb_fields, crc32c, md_records, md_fix_checksums,
-    md_without_image_kinds)
+    md_without_image_kinds, go_env, pprof_tmp)
 from .elf import (
     bloaty_path, need_x86_tools, asm_function, build_asm, function_lines,
     asm_layouts, build_exec_stripped, check_no_disasm_rodata,
@@ -79,7 +79,8 @@ __all__ = [
     "compare_regions", "check_mapping_row", "pid_rows", "pid_label_is",
     "snap_ends", "wait_snaps", "snapshot_after", "charge_runs",
     "check_charge_runs",
-    "pb_fields", "crc32c", "md_records", "md_fix_checksums",
+    "pb_fields", "crc32c", "md_records", "md_fix_checksums", "go_env",
+    "pprof_tmp",
     "md_without_image_kinds", "bloaty_path", "need_x86_tools",
     "asm_function", "build_asm", "function_lines", "asm_layouts",
     "build_exec_stripped", "check_no_disasm_rodata", "lea_targets", "llvm_tool",

@@ -2,11 +2,16 @@
 """memsz_testlib.formats: the bytes of memsz's binary formats, read and
 crafted by hand: memsz.data records and their CRC-32C checksums (man 5
 memsz-data), to make damaged or older files; the fields of a protocol
-buffer message (--format pprof).
+buffer message (--format pprof), and the environment `go tool pprof`
+reads one in.
 """
+import contextlib
+import os
+import shutil
 import struct
+import tempfile
 
-from .core import check_quiet
+from .core import check_quiet, skip
 
 
 def _pb_varint(b, i):
@@ -109,3 +114,22 @@ def md_without_image_kinds(raw):
         out += rec
     check_quiet(dropped > 0, "the recording has IMAGE_KIND records")
     return bytes(md_fix_checksums(out))
+
+
+def go_env(tmp):
+    """The environment `go tool pprof` runs in: its caches, home and
+    temporary files in directory tmp, no module download."""
+    return dict(os.environ, HOME=tmp,
+                GOCACHE=os.path.join(tmp, "gocache"),
+                GOPATH=os.path.join(tmp, "gopath"),
+                GOFLAGS="-mod=mod", GOPROXY="off", PPROF_TMPDIR=tmp)
+
+
+@contextlib.contextmanager
+def pprof_tmp(prefix):
+    """A temporary directory named prefix... and go_env() of it, for a
+    test that runs `go tool pprof`; skips the test without go."""
+    if not shutil.which("go"):
+        skip("go (golang-go) is not installed")
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        yield tmp, go_env(tmp)
