@@ -548,6 +548,8 @@ static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 		 * labels again (another part of it): counted already */
 		c->share_cols = 1u << COL_VM;
 		c->share_from = share_level(c, &w, c->point);
+		/* not news in the TOTAL: an earlier process maps it */
+		rowtree_set_again(c->t, c->share_from > 0);
 	}
 	if (cgcharge_group(c->cg))
 		ret = charge_by_payer(c, p, m, with_pss);
@@ -555,6 +557,7 @@ static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 		ret = charge_by_fault(c, p, m, with_pss);
 	else
 		ret = charge_jit(c, p, m, with_pss);
+	rowtree_set_again(c->t, false);
 	c->share_cols = 0;
 	c->share_from = 0;
 	return ret;
@@ -586,9 +589,14 @@ static int charge_file_range(struct report_ctx *c, const struct attrib_part *p,
 			return 0;
 		c->share_cols = 1u << COL_FILE;
 		c->share_to = hi == SIZE_MAX ? 0 : hi;
+		/* the range counted already where the TOTAL is (the
+		 * mappings key's range of a file too: a leaf's FILE SIZE
+		 * less it is news once) */
+		rowtree_set_again(c->t, from > 0);
 	}
 	walk_begin(c);
 	ret = attrib_file(c->a, p, off, end, c->srcs, c->nsrcs, add_piece, c);
+	rowtree_set_again(c->t, false);
 	c->share_cols = 0;
 	c->share_from = 0;
 	c->share_to = 0;

@@ -99,7 +99,17 @@ struct pw {
 				     (out_whole_next) */
 	struct ppf_sample *samples;
 	size_t nsamples, samplecap;
+	bool again; /* a sample left out what another one counts */
 };
+
+/* The profile's comment when a sample left out what another counts. */
+static const char again_comment[] =
+    "FILE SIZE and VM SIZE count a file (a range of it) several processes "
+    "map once, as the TOTAL does: in the sample of the first process "
+    "memsz charged that maps it; the other processes' samples carry 0 of "
+    "it, so that pprof's sums are memsz's (a file's FILE SIZE its size on "
+    "disk; with the mappings key, the ranges of it that are mapped, each "
+    "once); the other columns are every process's own";
 
 /* s with each backslash doubled, malloc'd, or NULL if s has none. */
 static char *double_backslashes(const char *s)
@@ -359,12 +369,16 @@ static void add_sample(struct pw *w, const struct row *const *rows, size_t n,
 	s->nlab = w->nlabels - s->lab0;
 	s->val0 = w->nvals;
 	xgrow(&w->vals, &w->valcap, w->nvals + o->ncols, sizeof(*w->vals));
-	/* whole bytes whose sum is the TOTAL's (PSS is fixed point) */
+	/* whole bytes whose sum is the TOTAL's (PSS is fixed point), a
+	 * file (a range of it) that an earlier process maps too left out
+	 * of FILE SIZE and VM SIZE, as the TOTAL leaves it out */
 	for (size_t c = 0; c < o->ncols; c++) {
 		enum col_id col = o->cols[c];
-		uint64_t v = out_whole_next(&w->acc[col], leaf->vals[col],
-					    coldefs[col].shift);
+		uint64_t again = col <= COL_VM ? leaf->again[col] : 0;
+		uint64_t v = out_whole_next(
+		    &w->acc[col], leaf->vals[col] - again, coldefs[col].shift);
 
+		w->again |= again != 0;
 		w->vals[w->nvals++] = (int64_t)v;
 	}
 }
@@ -479,10 +493,11 @@ static int pw_emit(FILE *f, struct pw *w)
 	int ret;
 
 	sample_types(w, &p, vt);
-	p.n_comment = o->nnotes;
-	p.comment = xcalloc(o->nnotes + 1, sizeof(*p.comment));
+	p.comment = xcalloc(o->nnotes + 2, sizeof(*p.comment));
 	for (i = 0; i < o->nnotes; i++)
-		p.comment[i] = str_id(w, o->notes[i]);
+		p.comment[p.n_comment++] = str_id(w, o->notes[i]);
+	if (w->again)
+		p.comment[p.n_comment++] = str_id(w, again_comment);
 
 	p.n_sample = w->nsamples;
 	p.sample =

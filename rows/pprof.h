@@ -13,6 +13,10 @@
  * functions' file. Each sample carries a string label per level that is
  * not a stack ("sections" = ".text", ...), and for a "pids" level a number
  * label "pid" and a string label "comm". Notes become profile comments.
+ * pprof sums samples: a leaf's FILE SIZE and VM SIZE less what the TOTAL
+ * counted already (row.again: a file, a range of it, an earlier process
+ * maps too) are its values, so that they sum to the TOTAL's and a file's
+ * to its size; a comment says so where a sample left some out.
  */
 #ifndef MEMSZ_ROWS_PPROF_H
 #define MEMSZ_ROWS_PPROF_H

@@ -78,6 +78,34 @@ static const char *label_of(const Perftools__Profiles__Profile *p,
 	return NULL;
 }
 
+/* The profile out_write() makes of t with o, decoded (free it with
+ * profile_free()). */
+static Perftools__Profiles__Profile *profile_of(const struct rowtree *t,
+						const struct out_opts *o)
+{
+	Perftools__Profiles__Profile *p;
+	char *buf = NULL;
+	size_t len = 0, plen;
+	uint8_t *raw;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(out_write(f, t, o), 0);
+	fclose(f);
+	assert_true(len > 2 && (uint8_t)buf[0] == 0x1f &&
+		    (uint8_t)buf[1] == 0x8b);
+	raw = gunzip(buf, len, &plen);
+	p = perftools__profiles__profile__unpack(NULL, plen, raw);
+	assert_non_null(p);
+	free(raw);
+	free(buf);
+	return p;
+}
+
+static void profile_free(Perftools__Profiles__Profile *p)
+{
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
 /* pprof: decoded with protobuf-c and zlib, the profile has one sample per
  * leaf, stacks leaf first with callers split into frames, labels per
  * level (callers: the stack and its innermost frame), the main binary as
@@ -106,11 +134,8 @@ static void test_pprof(void **state)
 	    {"[heap]", "main;f;g"},
 	};
 	Perftools__Profiles__Profile *p;
-	char *buf = NULL, stack[256];
-	size_t len = 0, plen;
+	char stack[256];
 	int64_t pss = 0;
-	uint8_t *raw;
-	FILE *f;
 
 	(void)state;
 	for (size_t i = 0; i < 3; i++) {
@@ -124,14 +149,7 @@ static void test_pprof(void **state)
 		rowtree_add(t, path, vals);
 	}
 	rowtree_finish(t, COL_RSS, 0);
-	f = open_memstream(&buf, &len);
-	assert_int_equal(out_write(f, t, &o), 0);
-	fclose(f);
-	assert_true(len > 2 && (uint8_t)buf[0] == 0x1f &&
-		    (uint8_t)buf[1] == 0x8b);
-	raw = gunzip(buf, len, &plen);
-	p = perftools__profiles__profile__unpack(NULL, plen, raw);
-	assert_non_null(p);
+	p = profile_of(t, &o);
 
 	assert_string_equal(p->string_table[0], "");
 	assert_int_equal(p->n_sample_type, 2);
@@ -181,10 +199,76 @@ static void test_pprof(void **state)
 	}
 	/* g, f, main are shared by both files' stacks: one location each */
 	assert_int_equal(p->n_location, 6);
+	/* no file left out of a sample: no comment says so */
+	assert_int_equal(p->n_comment, 0);
 
-	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(raw);
-	free(buf);
+	profile_free(p);
+	rowtree_free(t);
+	labels_free(lb);
+}
+
+/* pprof: a file two processes map counts once in the TOTAL (the second
+ * process's pieces added with rowtree_set_again(): rowtree_add_from()
+ * keeps them out of the TOTAL); its FILE SIZE and VM SIZE are in the
+ * first process's sample only, so that the samples sum to the TOTAL,
+ * RSS (each process's own) in both; a comment says so. */
+static void test_pprof_file_once(void **state)
+{
+	static const char *const keys[] = {"pids", "files"};
+	static const enum col_id cols[] = {COL_FILE, COL_VM, COL_RSS};
+	struct labels *lb = labels_new();
+	struct rowtree *t = rowtree_new(lb, 2);
+	struct out_opts o = {.fmt = OUT_PPROF,
+			     .keys = keys,
+			     .cols = cols,
+			     .ncols = 3,
+			     .sort = COL_RSS};
+	const unsigned shared = 1u << COL_FILE | 1u << COL_VM;
+	Perftools__Profiles__Profile *p;
+	int64_t sum[3] = {0};
+	bool comment = false;
+
+	(void)state;
+	for (uint32_t pid = 1; pid <= 2; pid++) {
+		char name[16];
+		uint32_t path[2];
+		uint64_t vals[COL__COUNT] = {0};
+
+		snprintf(name, sizeof(name), "%u cmd", pid);
+		path[0] = labels_intern(lb, name);
+		path[1] = labels_intern(lb, "/lib/a.so");
+		vals[COL_FILE] = 10000;
+		vals[COL_VM] = 8192;
+		vals[COL_RSS] = 4096;
+		rowtree_set_tag(t, pid);
+		/* the second: news only from the pids key down */
+		rowtree_set_again(t, pid == 2);
+		rowtree_add_from(t, path, vals, shared, pid == 2);
+		rowtree_set_again(t, false);
+	}
+	rowtree_finish(t, COL_RSS, 0);
+	assert_int_equal(t->total.vals[COL_FILE], 10000);
+	assert_int_equal(t->total.vals[COL_VM], 8192);
+	p = profile_of(t, &o);
+	assert_int_equal(p->n_sample, 2);
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		bool first = !strcmp(label_of(p, s, "pids"), "1 cmd");
+
+		assert_int_equal(s->value[0], first ? 10000 : 0);
+		assert_int_equal(s->value[1], first ? 8192 : 0);
+		assert_int_equal(s->value[2], 4096);
+		for (size_t c = 0; c < 3; c++)
+			sum[c] += s->value[c];
+	}
+	assert_int_equal(sum[0], t->total.vals[COL_FILE]);
+	assert_int_equal(sum[1], t->total.vals[COL_VM]);
+	assert_int_equal(sum[2], t->total.vals[COL_RSS]);
+	for (size_t i = 0; i < p->n_comment; i++)
+		comment |= strstr(pstr(p, p->comment[i]),
+				  "samples carry 0 of it") != NULL;
+	assert_true(comment);
+	profile_free(p);
 	rowtree_free(t);
 	labels_free(lb);
 }
@@ -203,25 +287,15 @@ static void test_pprof_html_ratio(void **state)
 			     .res_pct = true,
 			     .sort = COL_RSS};
 	Perftools__Profiles__Profile *p;
-	char *buf = NULL, *s;
-	size_t len = 0, plen;
-	uint8_t *raw;
-	FILE *f;
+	char *s;
 
 	(void)state;
 	add(t, "/lib/a.so", ".text", 10, 10);
 	rowtree_finish(t, COL_RSS, 0);
-	f = open_memstream(&buf, &len);
-	assert_int_equal(out_write(f, t, &o), 0);
-	fclose(f);
-	raw = gunzip(buf, len, &plen);
-	p = perftools__profiles__profile__unpack(NULL, plen, raw);
-	assert_non_null(p);
+	p = profile_of(t, &o);
 	assert_int_equal(p->n_sample_type, 1);
 	assert_string_equal(pstr(p, p->sample_type[0]->type), "rss");
-	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(raw);
-	free(buf);
+	profile_free(p);
 	o.fmt = OUT_HTML;
 	s = render(t, &o);
 	assert_null(strstr(s, "res_pct"));
@@ -266,6 +340,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pprof),
+	    cmocka_unit_test(test_pprof_file_once),
 	    cmocka_unit_test(test_pprof_html_ratio),
 	    cmocka_unit_test(test_html_escape),
 	};
