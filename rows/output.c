@@ -189,8 +189,9 @@ static void folded_tree(FILE *f, const struct rowtree *t,
 			folded_tree(f, t, o, ch, path, level + 1, acc);
 			continue;
 		}
-		/* the leaves' PSS adds up to the TOTAL's, rounded */
-		v = out_whole_next(acc, ch->vals[col], coldefs[col].shift);
+		/* the leaves' PSS adds up to the TOTAL's, rounded; a file
+		 * several processes map counts once (row_once()) */
+		v = out_whole_next(acc, row_once(ch, col), coldefs[col].shift);
 		if (!v)
 			continue;
 		for (size_t c = 0; c <= level; c++) {

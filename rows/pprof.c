@@ -374,11 +374,11 @@ static void add_sample(struct pw *w, const struct row *const *rows, size_t n,
 	 * of FILE SIZE and VM SIZE, as the TOTAL leaves it out */
 	for (size_t c = 0; c < o->ncols; c++) {
 		enum col_id col = o->cols[c];
-		uint64_t again = col <= COL_VM ? leaf->again[col] : 0;
-		uint64_t v = out_whole_next(
-		    &w->acc[col], leaf->vals[col] - again, coldefs[col].shift);
+		uint64_t once = row_once(leaf, col);
+		uint64_t v =
+		    out_whole_next(&w->acc[col], once, coldefs[col].shift);
 
-		w->again |= again != 0;
+		w->again |= once != leaf->vals[col];
 		w->vals[w->nvals++] = (int64_t)v;
 	}
 }

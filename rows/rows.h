@@ -162,6 +162,14 @@ static inline const uint64_t *row_set(const struct row *r, size_t s)
 	return s ? r->sets + (s - 1) * COL__COUNT : r->vals;
 }
 
+/* Column col of leaf r less what the TOTAL counted already (again[]): a
+ * file several processes map counted in the leaves of the first one
+ * only, so that the leaves sum to the TOTAL (pprof, folded stacks). */
+static inline uint64_t row_once(const struct row *r, enum col_id col)
+{
+	return r->vals[col] - (col <= COL_VM ? r->again[col] : 0);
+}
+
 /* New tree of depth levels over label table lb (borrowed; "[N others]"
  * labels are interned into it). Free with rowtree_free(). */
 struct rowtree *rowtree_new(struct labels *lb, size_t depth);

@@ -17,7 +17,9 @@ For --by pids,files, files,pids and pids,files,sections:
  - `pprof -tags -sample_index=file_size`: each file the three map has
    its size on disk (stat) under the files label, and
    `-tagfocus=files=^PATH$` keeps that much of the largest;
- - a comment of the profile says which rule it follows.
+ - a comment of the profile says which rule it follows;
+ - `--format folded` of file, vm and rss: its stacks sum to the TOTAL
+   (what a flame graph's root shows), a file counted once there too.
 With --by pids,mappings (a mapping's FILE SIZE is the range it maps, the
 TOTAL's the whole file): each range once, whatever key is above it:
 pprof's file_size total is that of --by mappings, at most what one
@@ -84,6 +86,15 @@ def csv_rows(data, by):
 def sums(rows):
     return {c: sum(int(r[c]) for r in rows)
             for c in ("file_size", "vm_size", "rss")}
+
+
+def folded_total(data, by, col):
+    """The sum of the folded stacks of column col (file, vm, rss): what
+    flamegraph.pl makes the root's width."""
+    out = subprocess.run([MEMSZ, "report", "-i", data, "--by", by, "-n", "0",
+                          "-F", col, "--format", "folded"],
+                         capture_output=True, text=True, check=True).stdout
+    return sum(int(line.rsplit(" ", 1)[1]) for line in out.splitlines())
 
 
 def write_pprof(data, by, prof):
@@ -157,6 +168,10 @@ def main():
             check(got == sizes[big],
                   f"--by {by}: -tagfocus on {big}: {got} == its size "
                   f"{sizes[big]}")
+            got = {c + "_size" if c != "rss" else c:
+                   folded_total(data, by, c) for c in ("file", "vm", "rss")}
+            check(got == want, f"--by {by}: the folded stacks' sums {got} "
+                  f"are memsz's TOTAL {want}")
             out = pprof("-top", "-nodecount=1", prof)
             check("the other processes' samples carry 0" in out,
                   f"--by {by}: a comment of the profile says which "
