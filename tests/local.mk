@@ -418,6 +418,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3325-report-mappings-file-size.py \
 	tests/t3326-report-faults-sampled-note.py \
 	tests/t3327-report-cli-consistency.py \
+	tests/t3330-diff-fields-unchanged.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 # the helpers of the Python tests: one package, a module by theme
