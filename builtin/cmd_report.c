@@ -110,7 +110,8 @@ static const struct opt report_opts[] = {
 		    "redirect it) or html (one offline\n"
 		    "page: treemap, column switch,\n"
 		    "search, flame graph for callers,\n"
-		    "RSS timeline)"),
+		    "RSS timeline; its title escaped\n"
+		    "as the table's labels)"),
     VIEW_ROW_DEBUG_ROOT,
     VIEW_ROW_DISASM,
     VIEW_ROW_DEMANGLE,

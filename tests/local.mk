@@ -419,6 +419,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3326-report-faults-sampled-note.py \
 	tests/t3327-report-cli-consistency.py \
 	tests/t3330-diff-fields-unchanged.py \
+	tests/t3331-html-title-escape.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 # the helpers of the Python tests: one package, a module by theme
