@@ -244,10 +244,12 @@ static int diff_kinds(const struct view *v, struct diff_opts *o,
 		return 1;
 	}
 	if (k[0] != k[1])
-		return view_usage_error(v,
-					"cannot compare a recording with an "
-					"ELF file ('%s', '%s')",
-					path[0], path[1]);
+		return view_usage_error(
+		    v, "cannot compare %s '%s' with %s '%s'",
+		    k[0] == DIFF_KIND_ELF ? "the ELF file" : "the recording",
+		    path[0],
+		    k[1] == DIFF_KIND_ELF ? "the ELF file" : "the recording",
+		    path[1]);
 	o->kind = k[0];
 	if (o->kind == DIFF_KIND_ELF && (a->nsnap || o->npids))
 		return view_usage_error(v, "--snapshot and --pid are for "
