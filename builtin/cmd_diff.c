@@ -38,7 +38,9 @@ static const struct opt diff_opts[] = {
 		    "recordings have but thp, locked and\n"
 		    "(outside -G) charge; file,vm for ELF\n"
 		    "files); the table adds the --sort\n"
-		    "column after them if they leave it out"),
+		    "column after them if they leave it out;\n"
+		    "rows the same in these and the --sort\n"
+		    "one are left out"),
     VIEW_ROW_SORT("order rows by the size of the change of\n"
 		  "COL: file, vm, rss, pss, uss, dirty,\n"
 		  "swap, relocs, shclean, shdirty, thp,\n"
@@ -242,10 +244,12 @@ static int diff_kinds(const struct view *v, struct diff_opts *o,
 		return 1;
 	}
 	if (k[0] != k[1])
-		return view_usage_error(v,
-					"cannot compare a recording with an "
-					"ELF file ('%s', '%s')",
-					path[0], path[1]);
+		return view_usage_error(
+		    v, "cannot compare %s '%s' with %s '%s'",
+		    k[0] == DIFF_KIND_ELF ? "the ELF file" : "the recording",
+		    path[0],
+		    k[1] == DIFF_KIND_ELF ? "the ELF file" : "the recording",
+		    path[1]);
 	o->kind = k[0];
 	if (o->kind == DIFF_KIND_ELF && (a->nsnap || o->npids))
 		return view_usage_error(v, "--snapshot and --pid are for "
@@ -363,6 +367,15 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (v.sort == COL_PSS && !res.have_pss)
 		v.sort = COL_RSS;
+	/* --fields: a row whose columns shown (those and the --sort one)
+	 * are the same on both sides is one of the rows the same */
+	if (v.nfields) {
+		unsigned same = 1u << v.sort;
+
+		for (size_t i = 0; i < v.nfields; i++)
+			same |= 1u << v.fields[i];
+		rowtree_set_compared(res.d, same);
+	}
 	view_finish(&v, res.d, v.sort);
 	/* said in every format, not only as json's "unchanged": the rows
 	 * shown do not add up to the TOTAL's OLD and NEW */

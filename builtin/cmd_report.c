@@ -95,7 +95,8 @@ static const struct opt report_opts[] = {
      NULL},
     VIEW_ROW_WIDTH,
     VIEW_ROW_VERBOSE,
-    VIEW_ROW_FORMAT("table (default), csv, tsv, json,\n"
+    VIEW_ROW_FORMAT("table (default), csv, tsv, json (control\n"
+		    "characters, C1 too, as \\u00HH),\n"
 		    "folded (flame-graph stacks: the key\n"
 		    "path joined by ';', a ';' in a\n"
 		    "label shown as ':', and the first\n"
@@ -111,7 +112,8 @@ static const struct opt report_opts[] = {
 		    "redirect it) or html (one offline\n"
 		    "page: treemap, column switch,\n"
 		    "search, flame graph for callers,\n"
-		    "RSS timeline)"),
+		    "RSS timeline; its title escaped\n"
+		    "as the table's labels)"),
     VIEW_ROW_DEBUG_ROOT,
     VIEW_ROW_DISASM,
     VIEW_ROW_DEMANGLE,

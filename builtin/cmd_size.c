@@ -79,7 +79,8 @@ static const struct opt size_opts[] = {
 		    "pprof (gzipped profile.proto, a\n"
 		    "sample type per field, all rows;\n"
 		    "redirect it) or html (one offline\n"
-		    "page with a treemap)"),
+		    "page with a treemap; its title\n"
+		    "escaped as the table's labels)"),
     VIEW_ROW_DEBUG_ROOT,
     {0, "debug-file", OPT_ARG, "FILE", SIZE_OPT_DEBUG_FILE,
      "a separate debug file to use, before\n"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rows/json_writer.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 /* rows/html_assets.c, generated from rows/html/ at build time */
@@ -71,14 +72,24 @@ static void procs_json(struct jw *w, const struct out_opts *o)
 	jw_end_array(w);
 }
 
+/* The page's title, escaped as the table escapes labels (it names a
+ * file: "memsz report of FILE"): no control byte nor invalid UTF-8 in
+ * the page's <title>, nor a title other than the table's. Caller frees. */
+static char *page_title(const struct out_opts *o)
+{
+	return str_escape(o->title ? o->title : "memsz", NULL);
+}
+
 /* The second data block: what the tree's json does not say. */
 static int meta_json(FILE *m, const struct out_opts *o)
 {
 	struct jw *w = jw_new(m, false);
+	char *title = page_title(o);
 	size_t i;
 
 	jw_start_object(w);
-	jw_string_field(w, "title", o->title ? o->title : "memsz");
+	jw_string_field(w, "title", title);
+	free(title);
 	jw_string_field(w, "sort", coldefs[o->sort].key);
 	jw_name(w, "columns");
 	jw_start_array(w);
@@ -205,7 +216,7 @@ static int to_memory(const struct rowtree *t, const struct out_opts *o,
 
 int html_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 {
-	char *tree = NULL, *meta = NULL;
+	char *tree = NULL, *meta = NULL, *title;
 	size_t ntree = 0, nmeta = 0;
 	struct rowtree pruned = *t;
 	bool *whole = xcalloc(t->depth + 1, sizeof(*whole));
@@ -234,7 +245,9 @@ int html_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 	      "<meta name=\"generator\" content=\"memsz " PACKAGE_VERSION
 	      "\">\n<title>",
 	      f);
-	put_text(f, o->title ? o->title : "memsz");
+	title = page_title(o);
+	put_text(f, title);
+	free(title);
 	fputs("</title>\n<style>\n", f);
 	fputs(html_viewer_css, f);
 	fputs("</style>\n</head>\n<body>\n"

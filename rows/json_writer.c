@@ -152,8 +152,17 @@ int json_escape(FILE *f, const char *str, size_t n)
 		}
 		if (c >= 0x80) {
 			len = utf8_decode(s + i, n - i, &cp);
-			if (len) {
+			/* a C1 control (U+0080..U+009F) escaped too: a
+			 * terminal may take U+009B as CSI */
+			if (len && cp >= 0xa0) {
 				i += len;
+				continue;
+			}
+			if (len) {
+				if (put_run(f, s + run, i - run) ||
+				    fprintf(f, "\\u%04x", (unsigned)cp) < 0)
+					return -1;
+				run = i += len;
 				continue;
 			}
 		}

@@ -51,8 +51,10 @@ void jw_null(struct jw *w);
 void jw_string_field(struct jw *w, const char *name, const char *s);
 void jw_uint_field(struct jw *w, const char *name, uint64_t v);
 
-/* Escape the n bytes at s as the body of a JSON string (no quotes) to f.
- * Returns 0 or -1 on a write error. */
+/* Escape the n bytes at s as the body of a JSON string (no quotes) to f:
+ * C0 and C1 controls and DEL as \uHHHH (or \n, \t...), a byte that is
+ * not UTF-8 as the code point of its value. Returns 0 or -1 on a write
+ * error. */
 int json_escape(FILE *f, const char *s, size_t n);
 
 #endif

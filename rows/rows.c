@@ -385,11 +385,20 @@ bool rows_order_by_value(enum rows_order order)
 	return orders[order].by_value;
 }
 
-/* True if r is in both trees of a diff with the same values. */
+/* True if r is in both trees of a diff with the same values (of the
+ * compared columns). */
 static bool row_same(const struct rowtree *t, const struct row *r)
 {
-	return r->state == ROW_BOTH &&
-	       !memcmp(r->vals, row_set(r, t->nsets - 1), sizeof(r->vals));
+	const uint64_t *n = row_set(r, t->nsets - 1);
+
+	if (r->state != ROW_BOTH)
+		return false;
+	if (!t->compared)
+		return !memcmp(r->vals, n, sizeof(r->vals));
+	for (int c = 0; c < COL__COUNT; c++)
+		if ((t->compared & (1u << c)) && r->vals[c] != n[c])
+			return false;
+	return true;
 }
 
 /* Drop r's unchanged children; true if r itself can go too. */
@@ -502,6 +511,11 @@ static void row_finish(struct rowtree *t, struct row *r,
 void rowtree_set_order(struct rowtree *t, enum rows_order order)
 {
 	t->order = order;
+}
+
+void rowtree_set_compared(struct rowtree *t, unsigned cols)
+{
+	t->compared = cols;
 }
 
 void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)

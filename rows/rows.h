@@ -151,8 +151,9 @@ struct rowtree {
 	struct rows_point *points; /* timeline: nsets of them, else NULL */
 	uint64_t unchanged;	   /* diff: rows rowtree_finish() left out */
 	enum rows_order order;	   /* rowtree_set_order(); ROWS_ORDER_VALUE */
-	uint64_t serial; /* never the same for two trees of one process,
-			    even once one is freed (rowtree_path_index) */
+	unsigned compared; /* diff: rowtree_set_compared(); 0: every column */
+	uint64_t serial;   /* never the same for two trees of one process,
+			      even once one is freed (rowtree_path_index) */
 	struct rows_leaves *leaves; /* private: rowtree_defer_leaves() */
 };
 
@@ -317,6 +318,11 @@ struct rowtree *rowtree_timeline(struct rowtree **trees,
 /* The order rowtree_finish() sorts every level in (a new tree:
  * ROWS_ORDER_VALUE). */
 void rowtree_set_order(struct rowtree *t, enum rows_order order);
+
+/* The columns of a diff tree whose change keeps a row in both trees
+ * (bit 1 << col_id each; 0, as a new tree has it: every column): a row
+ * equal in those alone is left out by rowtree_finish() (diff --fields). */
+void rowtree_set_compared(struct rowtree *t, unsigned cols);
 
 /* Make a leaf of every row whose rows below are only a chain of rows with
  * its own label ([heap] under [heap] under --by files,sections: keys

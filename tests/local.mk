@@ -425,6 +425,10 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3327-report-cli-consistency.py \
 	tests/t3328-report-pprof-file-once.py \
 	tests/t3329-record-dash-messages.py \
+	tests/t3330-diff-fields-unchanged.py \
+	tests/t3331-html-title-escape.py \
+	tests/t3332-json-c1-escape.py \
+	tests/t3333-diff-kinds-message.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 # the helpers of the Python tests: one package, a module by theme

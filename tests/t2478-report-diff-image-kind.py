@@ -164,11 +164,13 @@ def check_diff(old, new, path, so, so2, a, b):
     note = "'%s' was ELF in OLD and is not ELF in NEW (size %d -> %d " \
            "bytes)" % (so, a[so][0].st_size, b[so][0].st_size)
     check(note in out, "diff: the footer says " + note)
-    r = lib.run_ok([MEMSZ, "diff", old, new, "--by", "files", "-F", "rss",
-                    "--format", "csv"])
+    # with the file's size, which changed: a row the same in the columns
+    # compared is left out, and its RSS may be
+    r = lib.run_ok([MEMSZ, "diff", old, new, "--by", "files", "-F",
+                    "rss,file", "--format", "csv"])
     rows = {}
     for ln in r.stdout.splitlines()[1:]:
-        f = ln.rsplit(",", 4)
+        f = ln.rsplit(",", 7)
         rows[f[0]] = (int(f[1]), int(f[2]))
     check(rows.get(path) == (ma[1], mb[1]),
           "diff: the row %s has RSS %r (smaps); got %r" %
