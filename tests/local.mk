@@ -372,6 +372,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2492-record-output-dash.py \
 	tests/t2493-record-sigint-launch.py \
 	tests/t2495-record-cgroup-exited.py \
+	tests/t2496-record-cache-paths-file.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
