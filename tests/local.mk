@@ -373,6 +373,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2493-record-sigint-launch.py \
 	tests/t2495-record-cgroup-exited.py \
 	tests/t2496-record-cache-paths-file.py \
+	tests/t2497-record-cache-not-activated.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
@@ -420,6 +421,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3325-report-mappings-file-size.py \
 	tests/t3326-report-faults-sampled-note.py \
 	tests/t3327-report-cli-consistency.py \
+	tests/t3335-record-cache-scan-truncated.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 # the helpers of the Python tests: one package, a module by theme
