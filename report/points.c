@@ -28,8 +28,10 @@ void points_set_exits(struct report_ctx *c)
 		struct pidinfo *pi = &c->pids[c->snaps[i].pidx];
 
 		if (c->snaps[i].complete && pi->exit_ns &&
-		    pi->exit_ns <= c->snaps[i].time)
+		    pi->exit_ns <= c->snaps[i].time) {
 			pi->exit_ns = c->snaps[i].time + 1;
+			pi->exit_moved = true;
+		}
 	}
 }
 
@@ -45,7 +47,10 @@ size_t points_drop_exited(struct report_ctx *c, bool *chosen, bool notes)
 		if (chosen[i])
 			newest = MAX(newest, c->snaps[i].time);
 	for (size_t i = 0; i < c->nsnaps; i++) {
-		if (!chosen[i] || pid_exit(&c->pids[c->snaps[i].pidx]) > newest)
+		const struct pidinfo *pi = &c->pids[c->snaps[i].pidx];
+
+		/* a pid that lived again (reused) may live still */
+		if (!chosen[i] || pid_exit(pi) > newest || pi->exit_moved)
 			continue;
 		chosen[i] = false;
 		if (n++ < 10)

@@ -42,6 +42,7 @@ struct pidinfo {
 			     it, shown when a kept row comes from it */
 	uint64_t vm_hwm;  /* highest VmHWM its snapshots recorded */
 	uint64_t exit_ns; /* its EXIT record's time, 0: none read */
+	bool exit_moved;  /* a snapshot after it (its pid reused) */
 	bool dirty_noted; /* a dirty-by-mapping note is about it */
 };
 
