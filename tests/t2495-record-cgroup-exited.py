@@ -25,7 +25,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -34,28 +33,6 @@ from memsz_testlib import MEMSZ, check  # noqa: E402
 
 SIZE = 64 << 20
 SLACK = 4 << 20
-KEEPER = """import sys
-sys.stdin.readline()
-print("ready", flush=True)
-sys.stdin.readline()
-"""
-BURST = """import sys
-sys.stdin.readline()
-b = bytearray(%d)
-for i in range(0, len(b), 4096):
-    b[i] = 1
-print("ready", flush=True)
-sys.stdin.readline()
-""" % SIZE
-
-
-def usage(cg):
-    """cg's charge: memory.current (v2) or memory.usage_in_bytes (v1)."""
-    for f in ("memory.current", "memory.usage_in_bytes"):
-        v = lib.read_int(os.path.join(cg, f))
-        if v is not None:
-            return v
-    return 0
 
 
 def charge_total(rows):
@@ -64,8 +41,8 @@ def charge_total(rows):
 
 
 def run(tmp, cg):
-    keeper = lib.start_in_cgroup(KEEPER, cg)
-    burst = lib.start_in_cgroup(BURST, cg)
+    keeper = lib.start_in_cgroup(lib.ANON_HOLDER, cg, 0)
+    burst = lib.start_in_cgroup(lib.ANON_HOLDER, cg, SIZE)
     rec = None
     data = os.path.join(tmp, "g.data")
     try:
@@ -80,10 +57,10 @@ def run(tmp, cg):
         burst.stdin.flush()
         burst.wait()
         lib.snapshot_after(data, "the burst exited")
-        use0 = usage(cg)
+        use0 = lib.memcg_usage(cg)
         rec.send_signal(signal.SIGINT)
         err = rec.communicate()[1]
-        use1 = usage(cg)
+        use1 = lib.memcg_usage(cg)
     finally:
         if rec and rec.returncode is None:
             rec.kill()
@@ -123,14 +100,6 @@ def run(tmp, cg):
           f"charge {low}..{high} within 4 MiB")
 
 
-def main():
-    if os.geteuid() != 0:
-        lib.skip("making a cgroup needs root")
-    with lib.memory_cgroups("t2495") as (cg,):
-        with tempfile.TemporaryDirectory(prefix="memsz-t2495-") as tmp:
-            run(tmp, cg)
-
-
 if __name__ == "__main__":
-    main()
+    lib.cgroup_test("t2495", run)
     sys.exit(lib.finish())

@@ -17,10 +17,8 @@ file's cached bytes (fincore's; without fincore, more than 0).
 error) with a line naming the path and why, and writes no recording.
 """
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,31 +26,6 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
 SIZE = 16 << 20
-WRITER = """import os, sys
-sys.stdin.readline()
-with open(sys.argv[1], "wb") as f:
-    for i in range(%d):
-        f.write(os.urandom(1 << 20))
-print("ready", flush=True)
-sys.stdin.readline()
-""" % (SIZE >> 20)
-
-
-def cache_key(cg):
-    """The memory.stat line of cg's page cache, its subtree's."""
-    if os.path.exists(os.path.join(cg, "memory.current")):
-        return "file"
-    return "total_cache"
-
-
-def fincore_bytes(path):
-    """The cached bytes of path by fincore(1), or None without it."""
-    if not shutil.which("fincore"):
-        return None
-    out = subprocess.run(["fincore", "--bytes", "--noheadings", "--raw",
-                          "-o", "RES", path], capture_output=True,
-                         text=True)
-    return int(out.stdout.split()[0]) if out.returncode == 0 else None
 
 
 def refused(cg, tmp, path, why):
@@ -69,10 +42,10 @@ def refused(cg, tmp, path, why):
 
 def run(tmp, cg):
     path = os.path.join(tmp, "written.bin")
-    w = lib.start_in_cgroup(WRITER, cg, path)
+    w = lib.start_in_cgroup(lib.FILE_WRITER, cg, path, SIZE >> 20)
     try:
         lib.workload_ready(w, "the writer")
-        key = cache_key(cg)
+        key = lib.memcg_stat_key(cg, "cache")
         paid = lib.memcg_stat_until(cg, key, lambda v: v >= SIZE)
         check(paid >= SIZE, f"ground truth: CG's memory.stat {key} "
               f"{paid} >= {SIZE} (the file written)")
@@ -80,7 +53,7 @@ def run(tmp, cg):
         r = subprocess.run([MEMSZ, "record", "-G", cg, "--duration", "0",
                             "--cache-paths", path, "-o", data],
                            capture_output=True, text=True)
-        cached = fincore_bytes(path)
+        cached = lib.fincore_bytes(path)
         check(r.returncode == 0, f"record -G --cache-paths FILE exits 0 "
               f"({r.stderr.strip()})")
         rows = {x["files"]: float(x["charge"])
@@ -100,14 +73,6 @@ def run(tmp, cg):
         w.wait()
 
 
-def main():
-    if os.geteuid() != 0:
-        lib.skip("making a cgroup needs root")
-    with lib.memory_cgroups("t2496") as (cg,):
-        with tempfile.TemporaryDirectory(prefix="memsz-t2496-") as tmp:
-            run(tmp, cg)
-
-
 if __name__ == "__main__":
-    main()
+    lib.cgroup_test("t2496", run)
     sys.exit(lib.finish())

@@ -22,7 +22,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -41,18 +40,8 @@ sys.stdin.readline()
 
 
 def lru(cg, which):
-    """cg's memory.stat WHICH_file (v1: its subtree's total_ one)."""
-    v2 = os.path.exists(os.path.join(cg, "memory.current"))
-    return lib.memcg_stat(cg, ("%s_file" if v2 else "total_%s_file")
-                          % which)
-
-
-def cached(path):
-    """The bytes of path in the page cache, by fincore(1)."""
-    out = subprocess.run(["fincore", "--bytes", "--noheadings", "--raw",
-                          "-o", "RES", path], capture_output=True,
-                         text=True, check=True)
-    return int(out.stdout.split()[0])
+    """cg's memory.stat WHICH_file, its subtree's."""
+    return lib.memcg_stat(cg, lib.memcg_stat_key(cg, which + "_file"))
 
 
 def run(tmp, cg):
@@ -63,14 +52,14 @@ def run(tmp, cg):
         f.flush()
         os.fsync(f.fileno())
         os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-    if cached(path):
+    if lib.fincore_bytes(path):
         lib.skip(f"{path} stays in the page cache after "
                  "POSIX_FADV_DONTNEED")
     r = lib.start_in_cgroup(READER, cg, path)
     try:
         lib.workload_ready(r, "the reader")
-        check(cached(path) == SIZE, "ground truth: fincore says the file "
-              "read is cached whole")
+        check(lib.fincore_bytes(path) == SIZE, "ground truth: fincore "
+              "says the file read is cached whole")
         inactive = lru(cg, "inactive")
         check(inactive >= SIZE, f"ground truth: CG's inactive_file "
               f"{inactive} >= {SIZE} (a file read once)")
@@ -80,7 +69,7 @@ def run(tmp, cg):
                               "--cache-paths", path, "-o", data],
                              capture_output=True, text=True)
         active1 = lru(cg, "active")
-        still = cached(path)
+        still = lib.fincore_bytes(path)
     finally:
         r.kill()
         r.wait()
@@ -98,17 +87,8 @@ def run(tmp, cg):
           f"{SIZE} it looked at)")
 
 
-def main():
-    if os.geteuid() != 0:
-        lib.skip("making a cgroup needs root")
+if __name__ == "__main__":
     if not shutil.which("fincore"):
         lib.skip("no fincore(1) to say what is cached")
-    with lib.memory_cgroups("t2497") as (cg,):
-        with tempfile.TemporaryDirectory(prefix="memsz-t2497-",
-                                         dir="/var/tmp") as tmp:
-            run(tmp, cg)
-
-
-if __name__ == "__main__":
-    main()
+    lib.cgroup_test("t2497", run, tmpdir="/var/tmp")
     sys.exit(lib.finish())

@@ -20,7 +20,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,14 +27,7 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
 SIZE = 8 << 20
-WRITER = """import os, sys
-sys.stdin.readline()
-with open(sys.argv[1], "wb") as f:
-    for i in range(%d):
-        f.write(os.urandom(1 << 20))
-print("ready", flush=True)
-sys.stdin.readline()
-""" % (SIZE >> 20)
+CC = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
 WRAP = r"""
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -55,9 +47,14 @@ int mincore(void *addr, size_t len, unsigned char *vec)
 """
 
 
-def run(tmp, cg, lib_so):
+def run(tmp, cg):
+    src = os.path.join(tmp, "wrap.c")
+    lib_so = os.path.join(tmp, "wrap.so")
+    with open(src, "w") as f:
+        f.write(WRAP)
+    lib.run_ok([CC.split()[0], "-shared", "-fPIC", "-O2", "-o", lib_so, src])
     path = os.path.join(tmp, "cut-short.bin")
-    w = lib.start_in_cgroup(WRITER, cg, path)
+    w = lib.start_in_cgroup(lib.FILE_WRITER, cg, path, SIZE >> 20)
     try:
         lib.workload_ready(w, "the writer")
         data = os.path.join(tmp, "g.data")
@@ -85,23 +82,8 @@ def run(tmp, cg, lib_so):
           f"the page left ({rows.get(path, 0):.0f})")
 
 
-def main():
-    if os.geteuid() != 0:
-        lib.skip("making a cgroup needs root")
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        lib.skip("no C compiler to build the mincore(2) wrapper")
-    with tempfile.TemporaryDirectory(prefix="memsz-t3335-",
-                                     dir="/var/tmp") as tmp:
-        src = os.path.join(tmp, "wrap.c")
-        so = os.path.join(tmp, "wrap.so")
-        with open(src, "w") as f:
-            f.write(WRAP)
-        lib.run_ok([cc.split()[0], "-shared", "-fPIC", "-O2", "-o", so, src])
-        with lib.memory_cgroups("t3335") as (cg,):
-            run(tmp, cg, so)
-
-
 if __name__ == "__main__":
-    main()
+    if not CC:
+        lib.skip("no C compiler to build the mincore(2) wrapper")
+    lib.cgroup_test("t3335", run, tmpdir="/var/tmp")
     sys.exit(lib.finish())
