@@ -16,7 +16,8 @@ snapshot of both, the burst is told to exit and reaped (ground truth:
 CG's charge, memory.usage_in_bytes or memory.current, read after the
 next snapshot and after the recording); after another snapshot the
 recording is stopped (SIGINT). The recording has an EXIT record of the
-burst; the default report has no row of the burst's pid and its TOTAL of
+burst (`memsz dump`: "EXIT PID/PID", no "parent 0/0" it does not
+know); the default report has no row of the burst's pid and its TOTAL of
 CHARGE is within 4 MiB of CG's charge (not 64 MiB over it), a note names
 the burst as left out; the last --timeline point has no CHARGE of the
 burst and the same TOTAL.
@@ -72,8 +73,10 @@ def run(tmp, cg):
           f"record dies by the SIGINT that ended it ({err.strip()})")
     dump = subprocess.run([MEMSZ, "dump", "-i", data], text=True,
                           capture_output=True).stdout
-    check(f"EXIT {burst.pid}/{burst.pid}" in dump,
-          f"an EXIT record of the burst, pid {burst.pid}")
+    exits = [ln for ln in dump.splitlines()
+             if ln.endswith(f" EXIT {burst.pid}/{burst.pid}")]
+    check(len(exits) == 1, f"an EXIT record of the burst, pid {burst.pid}, "
+          f"dumped without a parent it does not know ({exits})")
     low, high = min(use0, use1), max(use0, use1)
     rows = lib.report(data, "pids", "-F", "charge")
     gone = [r for r in rows if r["pids"].split()[0] == str(burst.pid)]
