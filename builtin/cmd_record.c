@@ -99,8 +99,9 @@ static const struct opt record_opts[] = {
      NULL},
     {0, "cache-paths", OPT_ARG, "DIR", 'P',
      "with -G: name the page cache of the files under\n"
-     "DIR (repeatable) besides those the processes hold\n"
-     "open or map; found without reading them",
+     "DIR (or of the file DIR; repeatable) besides those\n"
+     "the processes hold open or map; found without\n"
+     "reading them; one that does not exist is an error",
      NULL},
     {0, "interval", OPT_ARG, "MS", 'I',
      "also take a snapshot every MS milliseconds\n"
@@ -482,6 +483,24 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	return -1;
 }
 
+/* True if --cache-paths path is a directory or a regular file; else says
+ * why not (a path misspelt would name no file, silently). */
+static bool cache_path_ok(const char *path)
+{
+	const char *why = "not a directory nor a regular file";
+	struct stat st;
+	char *esc;
+
+	if (stat(path, &st) < 0)
+		why = strerror(errno);
+	else if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))
+		return true;
+	esc = str_escape(path, NULL);
+	memsz_error("--cache-paths '%s': %s", esc, why);
+	free(esc);
+	return false;
+}
+
 /* Exactly one way to choose targets, and options that fit it. Returns -1
  * to go on, or EXIT_USAGE after printing why not. */
 static int check_targets(const struct record_args *a, bool cmd)
@@ -533,6 +552,9 @@ static int check_targets(const struct record_args *a, bool cmd)
 			    "give -G CGROUP");
 		return EXIT_USAGE;
 	}
+	for (size_t i = 0; i < a->ncache_paths; i++)
+		if (!cache_path_ok(a->cache_paths[i]))
+			return EXIT_USAGE;
 	if (a->so.one_shot && a->events) {
 		memsz_error("--duration 0 takes one snapshot: it samples no "
 			    "events");

@@ -81,7 +81,9 @@ static const struct opt report_opts[] = {
     {0, "snapshot", OPT_ARG, "WHICH", REPORT_OPT_SNAPSHOT,
      "per process: first, last (default),\n"
      "peak (highest RSS) or N (the Nth,\n"
-     "from 0)",
+     "from 0); last of a -G or -a\n"
+     "recording: none of a process that\n"
+     "exited before the last snapshot",
      NULL},
     {0, "timeline", OPT_OPTARG, "COLS", REPORT_OPT_TIMELINE,
      "the top -n rows at every point in\n"

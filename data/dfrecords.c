@@ -284,6 +284,12 @@ static void print_fork(FILE *out, const struct md_record *rec, const char *name,
 
 	(void)o;
 	md_print_time(out, t->time);
+	/* an EXIT memsz wrote itself (record -a, -G: a process found gone)
+	 * knows no parent: none is printed rather than "parent 0/0" */
+	if (!t->ppid && !t->ptid) {
+		fprintf(out, "%s %u/%u\n", name, t->pid, t->tid);
+		return;
+	}
 	fprintf(out, "%s %u/%u: parent %u/%u\n", name, t->pid, t->tid, t->ppid,
 		t->ptid);
 }

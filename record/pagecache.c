@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +19,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
 #ifndef __NR_cachestat
 #define __NR_cachestat 451 /* the same number on every architecture */
 #endif
@@ -98,26 +97,45 @@ static void run_add(struct pagecache_file *pf, uint64_t page, uint64_t cg)
 	    (struct md_cache_run){.page = page, .cgroup = cg, .npages = 1};
 }
 
-/* Map the cached ones of the n pages at base (vec: mincore's answer) a
- * resident range at a time. */
-static void populate(uint8_t *base, const unsigned char *vec, size_t n,
+/* The jump out of a load that raised SIGBUS (the file cut short under
+ * it), while populate() loads; NULL otherwise. */
+static __thread sigjmp_buf *volatile bus_jump;
+
+static void on_sigbus(int sig)
+{
+	if (bus_jump)
+		siglongjmp(*bus_jump, 1);
+	signal(sig, SIG_DFL); /* not populate's: the fault again, fatal */
+}
+
+/* Map the cached ones of the n pages at base (vec: mincore's answer) by
+ * loading a byte of each: a fault maps the page (and its cached
+ * neighbours) and marks none of them accessed. MADV_POPULATE_READ would
+ * (get_user_pages' FOLL_TOUCH), and with the PTE young at munmap (the
+ * mapping is VM_RAND_READ: not) a second time, which moved the pages
+ * looked at from the inactive list to the active one. A load past the
+ * end of the file (cut short meanwhile) raises SIGBUS: those pages are
+ * left out. */
+static void populate(const uint8_t *base, const unsigned char *vec, size_t n,
 		     size_t ps)
 {
-	size_t i = 0;
+	struct sigaction sa = {.sa_handler = on_sigbus}, old;
+	sigjmp_buf jump;
+	volatile size_t i = 0;
+	volatile uint8_t sink = 0;
 
-	while (i < n) {
-		size_t j;
-
-		if (!(vec[i] & 1)) {
-			i++;
-			continue;
-		}
-		for (j = i; j < n && (vec[j] & 1); j++)
-			;
-		/* an error (the file cut short) leaves those pages out */
-		madvise(base + i * ps, (j - i) * ps, MADV_POPULATE_READ);
-		i = j;
-	}
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, &old) < 0)
+		return;
+	if (sigsetjmp(jump, 1))
+		i = n; /* cut short: the rest is beyond its end too */
+	bus_jump = &jump;
+	for (; i < n; i++)
+		if (vec[i] & 1)
+			sink += *(const volatile uint8_t *)(base + i * ps);
+	bus_jump = NULL;
+	sigaction(SIGBUS, &old, NULL);
+	(void)sink;
 }
 
 /* Scratch of a scan, for SCAN_CHUNK pages. */
@@ -142,6 +160,10 @@ static int scan_chunk(int fd, int pm, int kpc, uint64_t first, size_t n,
 	    mmap(NULL, n * ps, PROT_READ, MAP_SHARED, fd, (off_t)(first * ps));
 	if (base == MAP_FAILED)
 		return -errno;
+	/* no recency: unmapping a page whose PTE is young marks it accessed
+	 * unless the mapping is VM_RAND_READ (Linux 6.3+); the scan must not
+	 * change what reclaim takes */
+	madvise(base, n * ps, MADV_RANDOM);
 	if (mincore(base, n * ps, vec) < 0) {
 		ret = -errno;
 		goto out;

@@ -2,8 +2,9 @@
 /* session_cache.c — the page cache a -G recording names by file (see
  * session_int.h, pagecache.h): after a process's snapshot, the cached
  * pages of the files it holds open (/proc/PID/fd) and maps, and of the
- * files under --cache-paths, each file at most once per --interval (once
- * in a one-shot recording), as FILE_CACHE records. */
+ * files under --cache-paths (or the file it names), each file at most
+ * once per --interval (once in a one-shot recording), as FILE_CACHE
+ * records. */
 #include "config.h"
 
 #include "record/session_int.h"
@@ -248,9 +249,13 @@ void rec_scan_cache(struct session *r, int pid)
 	}
 	scan_fds(r, pid);
 	scan_maps(r, pid);
-	for (size_t i = 0; i < r->o.ncache_paths && !r->werr; i++)
-		walk_dir(r, r->o.cache_paths[i], r->o.cache_paths[i],
-			 open(r->o.cache_paths[i],
-			      O_RDONLY | O_DIRECTORY | O_CLOEXEC),
-			 0);
+	for (size_t i = 0; i < r->o.ncache_paths && !r->werr; i++) {
+		const char *p = r->o.cache_paths[i];
+		int dfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (dfd < 0 && errno == ENOTDIR) /* a file: itself */
+			scan_path(r, AT_FDCWD, p, p, false);
+		else
+			walk_dir(r, p, p, dfd, 0);
+	}
 }

@@ -104,6 +104,7 @@ struct rec_target {
 	uint64_t jit_off;     /* bytes of /tmp/perf-PID.map read so far */
 	unsigned jit_told;    /* JIT_TOLD_*: what of its map was noted */
 	uint64_t dead_ns;     /* when rec_reap_dead() first saw it dead */
+	uint64_t snap_ns;     /* when its last snapshot ended */
 };
 
 struct synth_key {
@@ -170,6 +171,8 @@ struct rec_snaps {
 	bool pss_told;
 	uint64_t snap_held_ns, nsnap_held; /* targets held by snapshots
 					    * (growth, --freeze) */
+	uint64_t round_ns; /* when the last round of snapshots of every
+			    * target began (trigger_fire_all, final) */
 };
 
 /* The event loop's state. */

@@ -71,6 +71,23 @@ static void thaw(void *arg)
 	h->r->sn.nsnap_held++;
 }
 
+/* Found by a scan (-a, -G: no perf EXIT records), t is gone: an EXIT
+ * record says when, so that a report counts its last snapshot no later
+ * (a --timeline point, the cgroup's or machine's charge after it). It
+ * ended after its last snapshot and at the latest when this round began,
+ * whose snapshots the report takes as one moment. */
+static void target_gone(struct session *r, struct rec_target *t)
+{
+	struct md_task k = {.pid = (uint32_t)t->pid, .tid = (uint32_t)t->pid};
+
+	t->alive = false;
+	if (!r->sc.scan || t->traced || !t->nsnaps || r->werr)
+		return;
+	k.time = MAX(r->sn.round_ns, t->snap_ns + 1);
+	if (!rec_wfail(r, md_write_task(r->w, MD_REC_EXIT, &k)))
+		r->nevents++;
+}
+
 /* What a snapshot of t ended with (ret, flags and st: snapper_take()):
  * a target gone, denied or left out is marked so, a write error fails
  * the recording; a snapshot taken is counted in t and r, with the
@@ -79,7 +96,7 @@ static void snapshot_taken(struct session *r, struct rec_target *t, int ret,
 			   uint32_t flags, const struct snap_stats *st)
 {
 	if (ret == -ESRCH) {
-		t->alive = false;
+		target_gone(r, t);
 		return;
 	}
 	if (r->sc.scan && (ret == -EACCES || ret == -EPERM)) {
@@ -98,6 +115,7 @@ static void snapshot_taken(struct session *r, struct rec_target *t, int ret,
 	if (!r->sn.nsnaps++)
 		r->sn.first_end = md_writer_offset(r->w);
 	t->nsnaps++;
+	t->snap_ns = mono_ns();
 	t->maps_owed = false; /* this one stood for them */
 	rec_write_cgroups(r, t);
 	t->last_rss = st->pages_present * (uint64_t)sysconf(_SC_PAGESIZE);
@@ -150,7 +168,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	if (r->werr || t->unreadable)
 		return;
 	if (target_replaced(t)) {
-		t->alive = false;
+		target_gone(r, t);
 		return;
 	}
 	/* Only ptrace stops: the kernel ends them if memsz dies. A growth
@@ -304,6 +322,7 @@ void trigger_fire(struct session *r, enum trigger_id id, struct rec_target *t,
 
 void trigger_fire_all(struct session *r, enum trigger_id id)
 {
+	r->sn.round_ns = mono_ns();
 	for (size_t i = 0; i < r->tg.n && !r->werr; i++)
 		trigger_fire(r, id, r->tg.t[i], 0, 0);
 }
@@ -350,6 +369,7 @@ void rec_note_ended(struct session *r, struct rec_target *t)
 
 void rec_final_snapshots(struct session *r)
 {
+	r->sn.round_ns = mono_ns();
 	for (size_t i = 0; i < r->tg.n; i++) {
 		trigger_fire(r, TRIGGER_FINAL, r->tg.t[i], 0, 0);
 		rec_note_ended(r, r->tg.t[i]);

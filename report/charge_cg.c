@@ -106,14 +106,22 @@ void charge_cg_finish(struct report_ctx *c, const bool *chosen)
 				      "that pay for them are unknown)",
 				      buf));
 	} else if (c->cg_over) {
+		/* each page's cgroup was read (kpagecgroup): what is left is
+		 * the counters of another moment than the snapshots' */
 		fmt_human(buf, sizeof(buf), (double)c->cg_over);
 		strlist_add(&res->notes,
 			    xasprintf("CHARGE: the pages the processes map "
-				      "exceed the charge by %s "
-				      "(memory.stat can lag the charge by "
-				      "seconds, and anonymous pages charged "
-				      "before a process joined the cgroup "
-				      "are taken as its own)",
-				      buf));
+				      "exceed the charge by %s (the %s, read "
+				      "after the snapshots, %s)",
+				      buf,
+				      cgcharge_group(c->cg)
+					  ? "cgroup's counters"
+					  : "machine's /proc/meminfo",
+				      cgcharge_group(c->cg)
+					  ? "no longer held what the processes "
+					    "freed meanwhile, and memory.stat "
+					    "can lag the charge by seconds"
+					  : "no longer held what the processes "
+					    "freed meanwhile"));
 	}
 }

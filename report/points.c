@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "report/reportctx.h"
+#include "report/cgcharge.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 /* When process pi exited; UINT64_MAX if it lived to the end. */
@@ -26,9 +28,53 @@ void points_set_exits(struct report_ctx *c)
 		struct pidinfo *pi = &c->pids[c->snaps[i].pidx];
 
 		if (c->snaps[i].complete && pi->exit_ns &&
-		    pi->exit_ns <= c->snaps[i].time)
+		    pi->exit_ns <= c->snaps[i].time) {
 			pi->exit_ns = c->snaps[i].time + 1;
+			pi->exit_moved = true;
+		}
 	}
+}
+
+size_t points_drop_exited(struct report_ctx *c, bool *chosen, bool notes)
+{
+	struct strbuf pids = STRBUF_INIT;
+	uint64_t newest = 0;
+	size_t n = 0;
+
+	if (c->o->pick != PICK_LAST || !cgcharge_accounts(c->cg))
+		return 0;
+	for (size_t i = 0; i < c->nsnaps; i++)
+		if (chosen[i])
+			newest = MAX(newest, c->snaps[i].time);
+	for (size_t i = 0; i < c->nsnaps; i++) {
+		const struct pidinfo *pi = &c->pids[c->snaps[i].pidx];
+
+		/* a pid that lived again (reused) may live still */
+		if (!chosen[i] || pid_exit(pi) > newest || pi->exit_moved)
+			continue;
+		chosen[i] = false;
+		if (n++ < 10)
+			strbuf_addf(&pids, "%s%u", n > 1 ? ", " : "",
+				    c->snaps[i].pid);
+	}
+	if (notes && n) {
+		bool one = n == 1;
+
+		strlist_add(&c->res->notes,
+			    xasprintf("%zu process%s that exited before the "
+				      "last snapshot (%.3f s) %s left out: the "
+				      "charge then no longer holds %s memory "
+				      "(--timeline shows %s while %s lived): "
+				      "pid %s%s",
+				      n, one ? "" : "es",
+				      (double)(newest - c->start_ns) / 1e9,
+				      one ? "is" : "are", one ? "its" : "their",
+				      one ? "it" : "them", one ? "it" : "they",
+				      strbuf_str(&pids),
+				      n > 10 ? ", ..." : ""));
+	}
+	strbuf_free(&pids);
+	return n;
 }
 
 /* A chosen snapshot in the time order of points_plan(). */

@@ -452,7 +452,7 @@ static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most,
 				  "read from pagemap",
 				  pid, c->snaps[best].unreadable);
 	}
-	return nchosen;
+	return nchosen - points_drop_exited(c, chosen, notes);
 }
 
 /* The peak of a process beside what its snapshots caught. */

@@ -42,6 +42,7 @@ struct pidinfo {
 			     it, shown when a kept row comes from it */
 	uint64_t vm_hwm;  /* highest VmHWM its snapshots recorded */
 	uint64_t exit_ns; /* its EXIT record's time, 0: none read */
+	bool exit_moved;  /* a snapshot after it (its pid reused) */
 	bool dirty_noted; /* a dirty-by-mapping note is about it */
 };
 
@@ -318,6 +319,12 @@ void capture_replay(struct report_ctx *c, const struct snapinfo *s, size_t si);
 /* After pass 1: no process's exit_ns at or before one of its complete
  * snapshots (a snapshot is the process alive: clocks that disagree). */
 void points_set_exits(struct report_ctx *c);
+/* PICK_LAST in a recording whose charge is accounted (-G, -a): the one
+ * moment is the newest snapshot chosen[]; leave out of chosen[] each
+ * process that exited (its EXIT record) before it, as the cgroup's or
+ * machine's charge of that moment does (notes: and say so in a note).
+ * Returns how many it left out. */
+size_t points_drop_exited(struct report_ctx *c, bool *chosen, bool notes);
 /* PICK_ALL: the points in time of the snapshots chosen[] into c->points
  * (a point ends where a process with a snapshot in it gets another or one
  * of them exits; its time is its last snapshot's), each snapshot's first

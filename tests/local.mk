@@ -376,6 +376,9 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2492-record-output-dash.py \
 	tests/t2493-record-sigint-launch.py \
 	tests/t2494-record-cache-paths-file-size.py \
+	tests/t2495-record-cgroup-exited.py \
+	tests/t2496-record-cache-paths-file.py \
+	tests/t2497-record-cache-not-activated.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
@@ -429,6 +432,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3331-html-title-escape.py \
 	tests/t3332-json-c1-escape.py \
 	tests/t3333-diff-kinds-message.py \
+	tests/t3335-record-cache-scan-truncated.py \
+	tests/t3336-report-charge-over-note.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 # the helpers of the Python tests: one package, a module by theme

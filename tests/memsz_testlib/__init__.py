@@ -50,7 +50,8 @@ from .cgroup import (
     memcg_stat, STAT_GUARD, memcg_stat_until, cgroup2_mount,
     cgroup_records, cgroup_targets, V1_MEMORY, make_cgroup, remove_cgroup,
     memory_cgroup_root, cgroup_kill, memory_cgroups, cat_in_cgroup,
-    start_in_cgroup)
+    start_in_cgroup, memcg_usage, memcg_stat_key, FILE_WRITER, ANON_HOLDER,
+    cgroup_test)
 from .system import (
     hugetlb_pool_lock, socket_dir, free_port, BlackHole, swap_file,
     wait_served, FAN_CLOEXEC, FAN_CLASS_CONTENT, FAN_MARK_ADD,
@@ -92,7 +93,8 @@ __all__ = [
     "STAT_GUARD", "memcg_stat_until", "cgroup2_mount", "cgroup_records",
     "cgroup_targets", "V1_MEMORY", "make_cgroup", "remove_cgroup",
     "memory_cgroup_root", "cgroup_kill", "memory_cgroups", "cat_in_cgroup",
-    "start_in_cgroup", "hugetlb_pool_lock", "socket_dir", "free_port",
+    "start_in_cgroup", "memcg_usage", "memcg_stat_key", "FILE_WRITER",
+    "ANON_HOLDER", "cgroup_test", "hugetlb_pool_lock", "socket_dir", "free_port",
     "BlackHole", "swap_file", "wait_served", "FAN_CLOEXEC",
     "FAN_CLASS_CONTENT", "FAN_MARK_ADD", "FAN_OPEN_PERM", "FAN_ACCESS_PERM",
     "FAN_EVENT_ON_CHILD", "FAN_ALLOW", "AT_FDCWD", "FAN_EVENT", "fanotify",

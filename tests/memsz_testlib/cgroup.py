@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """memsz_testlib.cgroup: control groups for the record -G and memory
 charge tests: where the hierarchies are, making, filling, killing and
-removing cgroups (memory_cgroups, cat_in_cgroup, start_in_cgroup),
-memory.stat, and the CGROUP records of a recording.
+removing cgroups (memory_cgroups, cat_in_cgroup, start_in_cgroup, and
+the scripts FILE_WRITER and ANON_HOLDER to start there), a test's main()
+in a cgroup of its own (cgroup_test), memory.stat and the charge
+(memcg_stat, memcg_stat_key, memcg_usage), and the CGROUP records of a
+recording.
 """
 import contextlib
 import os
@@ -10,8 +13,9 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 
-from .core import MEMSZ, check, dir_removed, skip, wait_until
+from .core import MEMSZ, check, dir_removed, read_int, skip, wait_until
 
 
 def memcg_stat(cg, key):
@@ -217,3 +221,58 @@ def start_in_cgroup(script, cg, *args):
     p.stdin.write("go\n")
     p.stdin.flush()
     return p
+
+
+def memcg_usage(cg):
+    """cg's charge: memory.current (v2) or memory.usage_in_bytes (v1)."""
+    for f in ("memory.current", "memory.usage_in_bytes"):
+        v = read_int(os.path.join(cg, f))
+        if v is not None:
+            return v
+    return 0
+
+
+def memcg_stat_key(cg, key):
+    """The memory.stat line of cg's subtree for key ("cache", "rss",
+    "inactive_file", ...): v1's total_ one; v2's, which counts the
+    subtree, by its v2 name ("cache" is "file", "rss" is "anon")."""
+    if not os.path.exists(os.path.join(cg, "memory.current")):
+        return "total_" + key
+    return {"cache": "file", "rss": "anon"}.get(key, key)
+
+
+# A python3 script for start_in_cgroup(FILE_WRITER, cg, PATH, MIB): once
+# in cg, it writes MIB MiB of random bytes to PATH, closes it, says
+# "ready" and waits on its stdin (its page cache charged to cg).
+FILE_WRITER = """import os, sys
+sys.stdin.readline()
+with open(sys.argv[1], "wb") as f:
+    for i in range(int(sys.argv[2])):
+        f.write(os.urandom(1 << 20))
+print("ready", flush=True)
+sys.stdin.readline()
+"""
+
+# start_in_cgroup(ANON_HOLDER, cg, BYTES): once in cg, it touches BYTES
+# of anonymous memory (charged to cg), says "ready", waits on its stdin.
+ANON_HOLDER = """import sys
+sys.stdin.readline()
+b = bytearray(int(sys.argv[1]))
+for i in range(0, len(b), 4096):
+    b[i] = 1
+print("ready", flush=True)
+sys.stdin.readline()
+"""
+
+
+def cgroup_test(tag, run, tmpdir=None):
+    """A test's main(): as root (else a skip), run(tmp, cg) in a new
+    memory cgroup (memory_cgroups(tag)) and a new temporary directory
+    memsz-TAG-* (under tmpdir: a disk's, for page cache that can be
+    dropped, where /tmp is a tmpfs)."""
+    if os.geteuid() != 0:
+        skip("making a cgroup needs root")
+    with memory_cgroups(tag) as (cg,):
+        with tempfile.TemporaryDirectory(prefix="memsz-%s-" % tag,
+                                         dir=tmpdir) as tmp:
+            run(tmp, cg)
