@@ -68,12 +68,9 @@ def main():
             lib.skip(f"{tool} is not installed")
     tmp = tempfile.mkdtemp(prefix="memsz-t1320-")
     try:
-        src = os.path.join(tmp, "w.c")
-        with open(src, "w") as f:
-            f.write(SRC)
         full = os.path.join(tmp, "libw.so")
-        subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", full, src],
-                       check=True)
+        subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", full,
+                        "-x", "c", "-"], input=SRC, text=True, check=True)
         dbg = os.path.join(tmp, "libw.debug")
         stripped = os.path.join(tmp, "libws.so")
         subprocess.run(["objcopy", "--only-keep-debug", full, dbg],

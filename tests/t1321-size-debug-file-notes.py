@@ -65,10 +65,9 @@ def main():
         dbg = os.path.join(tmp, "liba.debug")
         other = os.path.join(tmp, "libc3.debug")
         stripped = os.path.join(tmp, "liba-st.so")
-        subprocess.run(["objcopy", "--only-keep-debug", full, dbg],
-                       check=True)
-        subprocess.run(["objcopy", "--only-keep-debug", third, other],
-                       check=True)
+        for so, keep in ((full, dbg), (third, other)):
+            subprocess.run(["objcopy", "--only-keep-debug", so, keep],
+                           check=True)
         subprocess.run(["strip", "-o", stripped, full], check=True)
         subprocess.run(["objcopy", "--add-gnu-debuglink=" + dbg, stripped],
                        check=True, cwd=tmp)
