@@ -86,7 +86,8 @@ static const struct opt size_opts[] = {
      "a separate debug file to use, before\n"
      "the search, for the FILE whose build-id\n"
      "(or debuglink CRC) it matches;\n"
-     "repeatable",
+     "repeatable; one matching no FILE is\n"
+     "named in a note",
      NULL},
     {0, "demangle", OPT_ARG, "HOW", SIZE_OPT_DEMANGLE,
      "symbol names: full (default, as\n"
@@ -198,6 +199,21 @@ static int size_parse(int argc, char **argv, struct view *v, int *files,
 	return view_check(v);
 }
 
+/* A note for each --debug-file no input took (used[i] false), when some
+ * input looked for a debug file (the keys that use one: symbols,
+ * compileunits, inlines, bbs). */
+static void note_unused_debug_files(const struct size_ctx *c, const bool *used,
+				    bool looked, struct strlist *notes)
+{
+	for (size_t i = 0; looked && i < c->n; i++)
+		if (!used[i])
+			strlist_addf(notes,
+				     "--debug-file '%s' rejected: its "
+				     "build-id (or debuglink CRC) matches "
+				     "no input",
+				     c->debug_files[i]);
+}
+
 /* Whether argv[i] names the same file (device and inode) as one of
  * argv[first, i): FILE SIZE is the file's size, so a file given twice, or
  * under two names (a symbolic or hard link), is read once; *dup is then
@@ -239,6 +255,7 @@ int cmd_size(int argc, char **argv)
 	struct out_image *images = NULL;
 	char *title = NULL;
 	struct size_ctx c = {0};
+	bool *debug_used = NULL, debug_looked = false;
 	int first = 0, ret;
 
 	ret = size_parse(argc, argv, &v, &first, &c);
@@ -250,6 +267,7 @@ int cmd_size(int argc, char **argv)
 	(void)mallopt(M_TOP_PAD, SIZE_TOP_PAD);
 #endif
 	images = xcalloc(argc - first + 1, sizeof(*images));
+	debug_used = xcalloc(c.n + 1, sizeof(*debug_used));
 	lb = labels_new();
 	t = rowtree_new(lb, v.nkeys);
 	/* the tree is only added to, then finished: one key's rows (a
@@ -259,6 +277,8 @@ int cmd_size(int argc, char **argv)
 		struct elf_map_opts maps = {.debug_root = v.debug_root,
 					    .debug_files = c.debug_files,
 					    .ndebug_files = c.n,
+					    .debug_used = debug_used,
+					    .debug_looked = &debug_looked,
 					    .disasm = v.disasm,
 					    .demangle = c.demangle};
 		int err, dup;
@@ -287,6 +307,7 @@ int cmd_size(int argc, char **argv)
 			? build_id_hex(argv[i])
 			: xstrdup("");
 	}
+	note_unused_debug_files(&c, debug_used, debug_looked, &notes);
 	v.images = images;
 	title = xasprintf("memsz size of %s%s", argv[first],
 			  argc - first > 1 ? " ..." : "");
@@ -300,6 +321,7 @@ out:
 		free((char *)images[i].build_id);
 	free(images);
 	free(c.debug_files);
+	free(debug_used);
 	free(title);
 	strlist_free(&notes);
 	rowtree_free(t);

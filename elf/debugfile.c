@@ -316,12 +316,22 @@ static int try_debuginfod(struct elfimg *img)
 int elfimg_use_debug_files(struct elfimg *img, const char *const *paths,
 			   size_t n)
 {
+	bool noted = img->debug_rejected != NULL;
+	int ret = 0;
+
 	if (img->debug)
-		return 1;
-	for (size_t i = 0; i < n; i++)
+		return 0;
+	for (size_t i = 0; !ret && i < n; i++)
 		if (try_candidate(img, paths[i]))
-			return 1;
-	return 0;
+			ret = (int)i + 1;
+	/* one refused here may be another input's: not this image's note */
+	if (!noted && img->debug_rejected) {
+		free(img->debug_rejected);
+		img->debug_rejected = NULL;
+		img->debug_rejected_err = 0;
+		img->debug_rejected_why = NULL;
+	}
+	return ret;
 }
 
 static bool same_root(const char *a, const char *b)

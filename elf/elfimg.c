@@ -721,6 +721,34 @@ static void add_rel_sections(struct elfimg *img, struct labels *lb,
 	}
 }
 
+/* The VM of segment seg that a NOBITS section holds although seg's file
+ * bytes run past it (sections a linker script puts after it, or .ldata
+ * after .lbss: ld writes zeros for it then), labelled label with no file
+ * translation: such a section has VM size only, readelf giving it no
+ * file bytes, and those bytes stay the segment's, as Bloaty has them.
+ * .tbss is no part of the segment's VM. */
+static void add_nobits_vm(const struct elfimg *img,
+			  const struct elf_segment *seg, struct dualmap *out,
+			  uint32_t label)
+{
+	uint64_t end = seg->vaddr + seg->filesz;
+
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+		uint64_t a = MAX(s->addr, seg->vaddr), b;
+
+		if (s->type != SHT_NOBITS || !(s->flags & SHF_ALLOC) ||
+		    (s->flags & SHF_TLS))
+			continue;
+		b = s->size > UINT64_MAX - s->addr ? UINT64_MAX
+						   : s->addr + s->size;
+		b = MIN(b, end);
+		if (a < b)
+			rmap_add_translated(out->vm, a, b - a,
+					    RMAP_NO_TRANSLATION, label);
+	}
+}
+
 static void add_loads(struct elfimg *img, struct labels *lb,
 		      struct dualmap *out)
 {
@@ -737,6 +765,7 @@ static void add_loads(struct elfimg *img, struct labels *lb,
 		if (s->type != PT_LOAD)
 			continue;
 		elfimg_load_label(s, buf, sizeof(buf));
+		add_nobits_vm(img, s, out, labels_intern(lb, buf));
 		dualmap_add_both(out, s->vaddr, s->memsz, s->offset, s->filesz,
 				 labels_intern(lb, buf));
 	}

@@ -148,9 +148,11 @@ int elfimg_debuginfod_error(void);
 /* Take the first of the n files paths (named by the user: --debug-file)
  * whose build-id equals img's (or, without build-ids, whose CRC32 matches
  * the debuglink CRC) as img's debug file, opened as elfimg_find_debug()
- * opens candidates. A file that does not match is recorded in
- * img->debug_rejected. Returns 1 if one was taken (img->debug set, or
- * already set), else 0; elfimg_find_debug() searches as usual then. */
+ * opens candidates. A file that does not match is not recorded in
+ * img->debug_rejected: it may be another input's (the caller notes one
+ * that is no input's). Returns 1 + the index of the one taken now, or 0
+ * (none, or img->debug already set); elfimg_find_debug() searches as
+ * usual then. */
 int elfimg_use_debug_files(struct elfimg *img, const char *const *paths,
 			   size_t n);
 
@@ -337,6 +339,10 @@ struct elf_map_opts {
 	 * (elfimg_use_debug_files); borrowed */
 	const char *const *debug_files;
 	size_t ndebug_files;
+	/* set by the sources that look for a debug file: debug_used[i]
+	 * when debug_files[i] was taken for an image, *debug_looked when
+	 * they were tried for one; NULL: not told */
+	bool *debug_used, *debug_looked;
 	/* where separate debug files are looked for (elfimg_find_debug);
 	 * NULL: /usr/lib/debug */
 	const char *debug_root;

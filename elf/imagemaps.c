@@ -440,9 +440,15 @@ static void debug_lookup(struct imgmaps *im, const struct elf_map_opts *opts,
 	for (size_t i = 0; i < ELFSRC__COUNT; i++)
 		if (im->built[i] && uses_debug(i))
 			first = false;
-	if (opts && opts->ndebug_files)
-		elfimg_use_debug_files(im->img, opts->debug_files,
-				       opts->ndebug_files);
+	if (opts && opts->ndebug_files) {
+		int k = elfimg_use_debug_files(im->img, opts->debug_files,
+					       opts->ndebug_files);
+
+		if (k && opts->debug_used)
+			opts->debug_used[k - 1] = true;
+		if (opts->debug_looked)
+			*opts->debug_looked = true;
+	}
 	ret = elfimg_find_debug(im->img, opts ? opts->debug_root : NULL);
 	/* libdebuginfod missing, or its servers failed */
 	if (ret == -MEMSZ_EDIFDOWN && first)

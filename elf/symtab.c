@@ -100,14 +100,16 @@ ssize_t elf_symtab_find(const struct elfimg *img, uint32_t type)
 
 /* A symbol table being read: its entries, names and extended section
  * indexes (SHT_SYMTAB_SHNDX; NULL if none); for a table of another file
- * than the image its symbols are placed in (a MiniDebugInfo), its
- * section indexes to the image's (secmap[nsecmap], 0: none). */
+ * than the image its symbols are placed in (a MiniDebugInfo, a debug
+ * file), its section indexes to the image's (secmap[nsecmap], 0: none)
+ * and, for a debug file, that file (own; NULL for a MiniDebugInfo). */
 struct symtab {
 	Elf_Data *d, *sd, *xd;
 	const char *names;
 	size_t nsyms;
 	const size_t *secmap;
 	size_t nsecmap;
+	const struct elfimg *own;
 };
 
 /* Open symbol table symndx of img into t: entry size, string table (not
@@ -225,7 +227,7 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 	GElf_Sym sym;
 	Elf32_Word xndx = 0;
 	uint64_t shndx, value, size, secstart, secend;
-	struct elf_section *sec;
+	const struct elf_section *sec = NULL;
 	enum sym_where where;
 	int type, bind;
 
@@ -244,9 +246,20 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 	}
 	if (shndx == SHN_UNDEF)
 		return 0;
-	if (t->secmap) /* another file's index: the image's section */
-		shndx = shndx < t->nsecmap ? t->secmap[shndx] : 0;
-	if (!shndx || shndx >= img->nsecs)
+	if (t->secmap) { /* another file's index: the image's section */
+		size_t mine = shndx < t->nsecmap ? t->secmap[shndx] : 0;
+
+		/* a debug file's section the image lacks: a loaded one is
+		 * placed by its address, the same in both; a non-loaded
+		 * one's bytes (its file offsets) are not the image's */
+		if (!mine && t->own && shndx < t->own->nsecs) {
+			if (!(t->own->secs[shndx].flags & SHF_ALLOC))
+				return 0;
+			sec = &t->own->secs[shndx];
+		}
+		shndx = mine;
+	}
+	if (!sec && (!shndx || shndx >= img->nsecs))
 		return -MEMSZ_EBADSYM;
 	type = GELF_ST_TYPE(sym.st_info);
 	bind = GELF_ST_BIND(sym.st_info);
@@ -256,7 +269,8 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 	if (img->machine == EM_ARM && type == STT_FUNC)
 		value &= ~(uint64_t)1;
 	size = sym.st_size;
-	sec = &img->secs[shndx];
+	if (!sec)
+		sec = &img->secs[shndx];
 	*code_size = 0;
 	if (opd_descriptor(img, sec, type)) {
 		*code_size = size;
@@ -546,9 +560,20 @@ int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
 		merged = true;
 	}
 	if (tab >= 0) {
+		size_t *map = NULL;
+
 		ret = symtab_open(from, tab, &t);
+		if (!ret && from != img) {
+			/* placed in the image's sections: a debug file's
+			 * are NOBITS (.tdata too), at other file offsets */
+			map = elf_minidebug_secmap(img, from);
+			t.secmap = map;
+			t.nsecmap = from->nsecs;
+			t.own = from;
+		}
 		if (!ret)
-			ret = collect_symbols(from, &t, opd, out, n, st, NULL);
+			ret = collect_symbols(img, &t, opd, out, n, st, NULL);
+		free(map);
 		if (ret) {
 			elf_opd_close(opd);
 			return ret;

@@ -91,12 +91,13 @@ static bool label_is_fallback(struct size_walk *w, size_t i, uint32_t label)
 	return w->is_fb[i][label] == 2;
 }
 
-/* Count len[0] bytes of FILE SIZE and len[1] of VM SIZE of path (already
- * kept by the filter) in the fallback, padding and total figures and
- * the row tree: one rowtree_add(), as the sums of the pieces of one path
+/* Count len[0] bytes of FILE SIZE and len[1] of VM SIZE of path in the
+ * fallback, padding and total figures (the file's, for its footer,
+ * whatever the filter keeps) and, if the filter keeps it (keep), in the
+ * row tree: one rowtree_add(), as the sums of the pieces of one path
  * give the rows the same values as a row per piece would. */
 static void size_count(struct size_walk *w, const uint32_t *path,
-		       const uint64_t len[2])
+		       const uint64_t len[2], bool keep)
 {
 	uint64_t vals[COL__COUNT] = {0};
 
@@ -114,9 +115,11 @@ static void size_count(struct size_walk *w, const uint32_t *path,
 			(*sum)[1] += len[1];
 		}
 	}
-	w->kept = true;
 	w->total[0] += len[0];
 	w->total[1] += len[1];
+	if (!keep)
+		return;
+	w->kept = true;
 	vals[COL_FILE] = len[0];
 	vals[COL_VM] = len[1];
 	rowtree_add(w->t, path, vals);
@@ -137,9 +140,8 @@ static void size_flush(struct size_walk *w)
 			__builtin_prefetch(labels_str(w->lb, l + AHEAD));
 		if (!w->sums[l][0] && !w->sums[l][1])
 			continue;
-		if (!filter_keep(w->filter, w->lb, path, 1))
-			continue;
-		size_count(w, path, w->sums[l]);
+		size_count(w, path, w->sums[l],
+			   filter_keep(w->filter, w->lb, path, 1));
 	}
 }
 
@@ -208,8 +210,7 @@ static void path_sums_flush(struct size_walk *w, bool add)
 	for (size_t i = 0; add && i < ps->n; i++) {
 		const uint32_t *path = ps->paths + i * w->nkeys;
 
-		if (ps->keep[i])
-			size_count(w, path, ps->v[i]);
+		size_count(w, path, ps->v[i], ps->keep[i]);
 	}
 	free(ps->paths);
 	free(ps->v);

@@ -250,6 +250,10 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1316-size-disasm-node-numbers.py \
 	tests/t1318-size-disasm-struct-strings.py \
 	tests/t1319-size-disasm-store32.py \
+	tests/t1320-size-debug-file-sections.py \
+	tests/t1321-size-debug-file-notes.py \
+	tests/t1322-size-nobits-inside.py \
+	tests/t1323-size-filter-footer.py \
 	tests/t1400-size-archive.py \
 	tests/t1401-size-sort-both.py \
 	tests/t2001-dump.sh \

@@ -311,7 +311,8 @@ def check_debug_file(tmp):
           % (size, got.get(("names", ".data.rel.ro"))))
     out = run([MEMSZ, "size", "--by", "symbols", *root, "--debug-file",
                odbg, stripped])
-    check("rejected: build-id does not match" in out and
+    check(f"--debug-file '{odbg}' rejected: its build-id (or debuglink "
+          "CRC) matches no input" in out and
           not re.search(r" names$", out, re.M),
           "--debug-file of another build: refused, and said so")
 
