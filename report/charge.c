@@ -557,7 +557,10 @@ static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 		ret = charge_by_fault(c, p, m, with_pss);
 	else
 		ret = charge_jit(c, p, m, with_pss);
-	rowtree_set_again(c->t, false);
+	/* captured (PICK_ALL over several points), c->t is no tree being
+	 * charged: the point trees it named may be freed */
+	if (!c->cap.on)
+		rowtree_set_again(c->t, false);
 	c->share_cols = 0;
 	c->share_from = 0;
 	return ret;
@@ -596,7 +599,8 @@ static int charge_file_range(struct report_ctx *c, const struct attrib_part *p,
 	}
 	walk_begin(c);
 	ret = attrib_file(c->a, p, off, end, c->srcs, c->nsrcs, add_piece, c);
-	rowtree_set_again(c->t, false);
+	if (!c->cap.on) /* as in charge_part() */
+		rowtree_set_again(c->t, false);
 	c->share_cols = 0;
 	c->share_from = 0;
 	c->share_to = 0;
@@ -713,6 +717,9 @@ static bool snap_enter(struct report_ctx *c, const bool *chosen, size_t si)
 		 * snapshot counts in */
 		c->point = s->first;
 		capture_reset(&c->cap);
+		/* no tree is charged: a point's tree c->t named may be
+		 * freed (points_flush()) */
+		c->t = NULL;
 		return true;
 	}
 	if (all) { /* one point: charged straight into its tree */
