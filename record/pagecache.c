@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -259,6 +260,21 @@ static int scan_range(struct scan *sc, uint64_t first, uint64_t n)
 	return ret;
 }
 
+/* True if mincore(2) tells which pages of the file fd (st) are cached:
+ * to a process that neither owns the file (nor has CAP_FOWNER: root, as
+ * memsz has it) nor may open it for writing, the kernel says every page
+ * is (can_do_mincore(), Linux 5.0+: a side channel otherwise), and
+ * loading them would read the whole file in. */
+static bool mincore_tells(int fd, const struct stat *st)
+{
+	char link[64];
+
+	if (!geteuid() || st->st_uid == geteuid())
+		return true;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	return !faccessat(AT_FDCWD, link, W_OK, AT_EACCESS);
+}
+
 int pagecache_scan(int fd, int kpagecgroup_fd, struct pagecache_file *pf)
 {
 	struct scan sc = {.fd = fd, .kpc = kpagecgroup_fd, .pf = pf};
@@ -274,6 +290,8 @@ int pagecache_scan(int fd, int kpagecgroup_fd, struct pagecache_file *pf)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
+	if (!mincore_tells(fd, &st))
+		return -EPERM;
 	pf->dev_major = major(st.st_dev);
 	pf->dev_minor = minor(st.st_dev);
 	pf->ino = st.st_ino;

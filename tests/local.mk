@@ -384,6 +384,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2496-record-cache-paths-file.py \
 	tests/t2497-record-cache-not-activated.py \
 	tests/t2498-record-cgroup-exited-final.py \
+	tests/t2499-record-cache-not-owner.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
