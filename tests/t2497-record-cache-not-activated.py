@@ -49,15 +49,7 @@ def lru(cg, which):
 
 def run(tmp, cg):
     path = os.path.join(tmp, "read-once.bin")
-    with open(path, "wb") as f:
-        for _ in range(SIZE >> 20):
-            f.write(os.urandom(1 << 20))
-        f.flush()
-        os.fsync(f.fileno())
-        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-    if lib.fincore_bytes(path):
-        lib.skip(f"{path} stays in the page cache after "
-                 "POSIX_FADV_DONTNEED")
+    lib.uncached_file(path, SIZE)
     r = lib.start_in_cgroup(READER, cg, path)
     try:
         lib.workload_ready(r, "the reader")

@@ -20,63 +20,26 @@ default report has no row of its pid and a TOTAL of CHARGE within 4 MiB
 of CG's charge (not 64 MiB over it).
 """
 import os
-import signal
-import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import MEMSZ, check  # noqa: E402
+from memsz_testlib import check  # noqa: E402
 
 SIZE = 64 << 20
 SLACK = 4 << 20
 
 
 def run(tmp, cg):
-    keeper = lib.start_in_cgroup(lib.ANON_HOLDER, cg, 0)
-    burst = lib.start_in_cgroup(lib.ANON_HOLDER, cg, SIZE)
-    rec = None
     data = os.path.join(tmp, "g.data")
-    try:
-        lib.workload_ready(keeper, "the keeper")
-        lib.workload_ready(burst, "the burst (64 MiB touched)")
-        rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--interval",
-                                "600000", "-o", data],
-                               stderr=subprocess.PIPE, text=True)
-        # the start round: a snapshot of each of the two
-        check(lib.wait_snaps(data, 2) >= 2, "the start snapshots of both")
-        burst.stdin.write("exit\n")
-        burst.stdin.flush()
-        burst.wait()
-        use0 = lib.memcg_usage(cg)
-        rec.send_signal(signal.SIGINT)
-        err = rec.communicate()[1]
-        use1 = lib.memcg_usage(cg)
-    finally:
-        if rec and rec.returncode is None:
-            rec.kill()
-            rec.wait()
-        for p in (keeper, burst):
-            p.kill()
-            p.wait()
-    check(rec.returncode == -signal.SIGINT,
-          f"record dies by the SIGINT that ended it ({err.strip()})")
-    dump = subprocess.run([MEMSZ, "dump", "-i", data], text=True,
-                          capture_output=True).stdout
-    exits = [ln for ln in dump.splitlines()
-             if ln.endswith(f" EXIT {burst.pid}/{burst.pid}")]
-    check(len(exits) == 1, f"an EXIT record of the burst, pid {burst.pid} "
-          f"({exits})")
-    rows = lib.report(data, "pids", "-F", "charge")
-    gone = [r for r in rows if r["pids"].split()[0] == str(burst.pid)]
-    check(not gone, f"the default report has no row of the burst ({gone})")
-    total = sum(float(r["charge"] or 0) for r in rows
-                if r.get("pids") != "TOTAL")
-    low, high = min(use0, use1), max(use0, use1)
-    check(low - SLACK <= total <= high + SLACK,
-          f"the report's CHARGE sums to {total:.0f}, CG's charge "
-          f"{low}..{high} within 4 MiB (the burst's {SIZE} not in it)")
+    # the start round, a snapshot of each of the two; no interval round
+    pid, low, high = lib.exit_recorded(
+        cg, data, 600000, SIZE,
+        lambda d: check(lib.wait_snaps(d, 2) >= 2,
+                        "the start snapshots of both"),
+        lambda d: None)
+    lib.check_exit_left_out(data, pid, low, high, SLACK, SIZE)
 
 
 if __name__ == "__main__":

@@ -42,16 +42,8 @@ def run(tmp, cg):
     os.mkdir(out)
     os.chmod(out, 0o777)
     path = os.path.join(tmp, "roots.bin")
-    with open(path, "wb") as f:
-        for _ in range(SIZE >> 20):
-            f.write(os.urandom(1 << 20))
-        f.flush()
-        os.fsync(f.fileno())
-        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+    lib.uncached_file(path, SIZE)
     os.chmod(path, 0o644)
-    if lib.fincore_bytes(path):
-        lib.skip(f"{path} stays in the page cache after "
-                 "POSIX_FADV_DONTNEED")
     h = subprocess.Popen([*NOBODY, sys.executable, "-c", HOLDER, path],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          text=True)

@@ -17,7 +17,6 @@ raises SIGBUS (SI_TKILL, no fault). `record -G CG --cache-paths FILE
 """
 import os
 import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -27,7 +26,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
-CC = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
 WRAP = r"""
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -62,19 +60,11 @@ def no_core():
 
 
 def run(tmp, cg):
-    src = os.path.join(tmp, "wrap.c")
-    lib_so = os.path.join(tmp, "wrap.so")
-    with open(src, "w") as f:
-        f.write(WRAP)
-    lib.run_ok([CC.split()[0], "-shared", "-fPIC", "-O2", "-o", lib_so, src,
-                "-ldl"])
+    env = lib.build_preload(tmp, WRAP)
     path = os.path.join(tmp, "cached.bin")
     w = lib.start_in_cgroup(lib.FILE_WRITER, cg, path, 1)
     try:
         lib.workload_ready(w, "the writer")
-        env = dict(os.environ, LD_PRELOAD=lib_so,
-                   ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
-                   ":verify_asan_link_order=0")
         args = [MEMSZ, "record", "-G", cg, "--duration", "0",
                 "--cache-paths", path, "-o"]
         calm = subprocess.run(args + [os.path.join(tmp, "calm.data")],
@@ -95,7 +85,4 @@ def run(tmp, cg):
 
 
 if __name__ == "__main__":
-    if not CC:
-        lib.skip("no C compiler to build the sigaction(2) wrapper")
-    lib.cgroup_test("t3337", run, tmpdir="/var/tmp")
-    sys.exit(lib.finish())
+    lib.preload_test("t3337", run, "the sigaction(2) wrapper")
