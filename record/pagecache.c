@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -98,14 +99,25 @@ static void run_add(struct pagecache_file *pf, uint64_t page, uint64_t cg)
 }
 
 /* The jump out of a load that raised SIGBUS (the file cut short under
- * it), while populate() loads; NULL otherwise. */
+ * it), while populate() loads from [bus_lo, bus_hi); NULL otherwise. */
 static __thread sigjmp_buf *volatile bus_jump;
+static __thread const uint8_t *volatile bus_lo, *volatile bus_hi;
+/* What SIGBUS did before populate() took it. */
+static struct sigaction bus_old;
 
-static void on_sigbus(int sig)
+/* A SIGBUS the kernel raised for a load of populate() jumps out of it;
+ * any other (sent by kill(2), a fault elsewhere) is given to what SIGBUS
+ * did before (the default action: memsz dies by it), once this handler
+ * returns (the signal is blocked in it). */
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
-	if (bus_jump)
+	const uint8_t *a = si->si_addr;
+
+	(void)uc;
+	if (bus_jump && si->si_code > 0 && a >= bus_lo && a < bus_hi)
 		siglongjmp(*bus_jump, 1);
-	signal(sig, SIG_DFL); /* not populate's: the fault again, fatal */
+	sigaction(sig, &bus_old, NULL);
+	raise(sig);
 }
 
 /* Map the cached ones of the n pages at base (vec: mincore's answer) by
@@ -119,22 +131,25 @@ static void on_sigbus(int sig)
 static void populate(const uint8_t *base, const unsigned char *vec, size_t n,
 		     size_t ps)
 {
-	struct sigaction sa = {.sa_handler = on_sigbus}, old;
+	struct sigaction sa = {.sa_sigaction = on_sigbus,
+			       .sa_flags = SA_SIGINFO};
 	sigjmp_buf jump;
 	volatile size_t i = 0;
 	volatile uint8_t sink = 0;
 
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGBUS, &sa, &old) < 0)
+	if (sigaction(SIGBUS, &sa, &bus_old) < 0)
 		return;
 	if (sigsetjmp(jump, 1))
 		i = n; /* cut short: the rest is beyond its end too */
+	bus_lo = base;
+	bus_hi = base + n * ps;
 	bus_jump = &jump;
 	for (; i < n; i++)
 		if (vec[i] & 1)
 			sink += *(const volatile uint8_t *)(base + i * ps);
 	bus_jump = NULL;
-	sigaction(SIGBUS, &old, NULL);
+	sigaction(SIGBUS, &bus_old, NULL);
 	(void)sink;
 }
 
@@ -259,6 +274,21 @@ static int scan_range(struct scan *sc, uint64_t first, uint64_t n)
 	return ret;
 }
 
+/* True if mincore(2) tells which pages of the file fd (st) are cached:
+ * to a process that neither owns the file (nor has CAP_FOWNER: root, as
+ * memsz has it) nor may open it for writing, the kernel says every page
+ * is (can_do_mincore(), Linux 5.0+: a side channel otherwise), and
+ * loading them would read the whole file in. */
+static bool mincore_tells(int fd, const struct stat *st)
+{
+	char link[64];
+
+	if (!geteuid() || st->st_uid == geteuid())
+		return true;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	return !faccessat(AT_FDCWD, link, W_OK, AT_EACCESS);
+}
+
 int pagecache_scan(int fd, int kpagecgroup_fd, struct pagecache_file *pf)
 {
 	struct scan sc = {.fd = fd, .kpc = kpagecgroup_fd, .pf = pf};
@@ -274,6 +304,8 @@ int pagecache_scan(int fd, int kpagecgroup_fd, struct pagecache_file *pf)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
+	if (!mincore_tells(fd, &st))
+		return -EPERM;
 	pf->dev_major = major(st.st_dev);
 	pf->dev_minor = minor(st.st_dev);
 	pf->ino = st.st_ino;

@@ -2,14 +2,17 @@
 /* pagecache.h — a file's pages in the page cache, and the memory cgroups
  * that pay for them, found without reading the file from disk.
  *
- * memsz maps the file read-only (shared), asks mincore(2) which pages are
- * cached, maps just those into its page tables (MADV_POPULATE_READ, a
- * range at a time: a page cached is not read again, and a file cut short
- * meanwhile gives an error, not SIGBUS), reads their frame numbers from
- * /proc/self/pagemap and each frame's cgroup from /proc/kpagecgroup, then
- * unmaps it. The mapping exists only during the scan, after the process
- * snapshots it is taken for: it is never counted as a sharer. Touching
- * the pages marks them accessed, as any reader would.
+ * memsz maps the file read-only (shared, MADV_RANDOM), asks mincore(2)
+ * which pages are cached, maps just those into its page tables (a load
+ * from each: a page cached is not read again; a file cut short meanwhile
+ * raises SIGBUS, taken while the loads run, and the pages past its end
+ * are left out), reads their frame numbers from /proc/self/pagemap and
+ * each frame's cgroup from /proc/kpagecgroup, then unmaps it. The mapping
+ * exists only during the scan, after the process snapshots it is taken
+ * for: it is never counted as a sharer. The pages are not marked accessed
+ * (Linux 6.3+: before it, unmapping a young PTE marks its page accessed
+ * whatever the mapping's advice). The SIGBUS handler is the process's
+ * while the loads run: the scan must run while no other thread does.
  */
 #ifndef MEMSZ_RECORD_PAGECACHE_H
 #define MEMSZ_RECORD_PAGECACHE_H
@@ -30,8 +33,10 @@ struct pagecache_file {
 
 /* Scan the regular file open as fd into *pf (its runs replaced): its
  * cached pages with their cgroups, read through kpagecgroup_fd (-1:
- * every cgroup 0). Returns 0, -EINVAL if fd is not a regular file, or
- * -errno. */
+ * every cgroup 0). Returns 0, -EINVAL if fd is not a regular file, -EPERM
+ * if mincore(2) would not tell (memsz is not root, neither owns the file
+ * nor may write it: the kernel says every page is cached, and loading
+ * them would read the file in), or -errno. */
 int pagecache_scan(int fd, int kpagecgroup_fd, struct pagecache_file *pf);
 /* Free what pf holds. NULL is fine. */
 void pagecache_release(struct pagecache_file *pf);

@@ -11,6 +11,7 @@
 
 #include "record/pagecache.h"
 #include "record/procmaps.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <dirent.h>
@@ -70,7 +71,23 @@ static void write_file(struct session *r, int fd, const char *path)
 	struct md_file_cache f;
 	uint64_t now = mono_ns(); /* one time for all records of the scan */
 
-	if (pagecache_scan(fd, r->cg.kpagecgroup_fd, &pf) < 0 || !pf.nruns) {
+	int ret = pagecache_scan(fd, r->cg.kpagecgroup_fd, &pf);
+
+	if (ret == -EPERM && !r->cg.blind_told) {
+		char *esc = str_escape(path, NULL);
+		char *msg = xasprintf(
+		    "the page cache of files memsz neither owns nor may write "
+		    "(such as '%s') is not named by file: mincore(2) says "
+		    "every page of them is cached (run as root)",
+		    esc);
+
+		r->cg.blind_told = true;
+		rec_say(r, true, msg);
+		rec_note(r, MD_NOTE_OTHER, msg);
+		free(msg);
+		free(esc);
+	}
+	if (ret < 0 || !pf.nruns) {
 		pagecache_release(&pf);
 		return;
 	}

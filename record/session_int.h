@@ -247,6 +247,8 @@ struct rec_memcg {
 	int kpagecgroup_fd;	   /* -1: not readable */
 	bool walk_cut;		   /* a stop signal cut a --cache-paths walk
 				    * short: none is walked again */
+	bool blind_told;	   /* a file mincore(2) tells nothing of was
+				    * noted (once) */
 };
 
 struct session {

@@ -284,12 +284,16 @@ static bool exit_due(struct session *r, struct rec_target *t)
 
 /* Final: a target alive that still exists and is ours to read (what
  * target_check_pid() tells, from its state on); one that does not is
- * marked gone. */
+ * marked gone, one that exited since the last round with an EXIT record
+ * (target_gone(): a scan has no other). */
 static bool final_due(struct session *r, struct rec_target *t)
 {
-	(void)r;
-	if (t->alive && target_check_pid(t->pid) == 0)
+	int err = t->alive ? target_check_pid(t->pid) : -ESRCH;
+
+	if (t->alive && !err)
 		return true;
+	if (t->alive && err == -ESRCH)
+		target_gone(r, t);
 	t->alive = false;
 	return false;
 }

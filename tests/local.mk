@@ -383,6 +383,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2495-record-cgroup-exited.py \
 	tests/t2496-record-cache-paths-file.py \
 	tests/t2497-record-cache-not-activated.py \
+	tests/t2498-record-cgroup-exited-final.py \
+	tests/t2499-record-cache-not-owner.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
@@ -438,6 +440,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3333-diff-kinds-message.py \
 	tests/t3335-record-cache-scan-truncated.py \
 	tests/t3336-report-charge-over-note.py \
+	tests/t3337-record-cache-scan-sigbus-sent.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 # the helpers of the Python tests: one package, a module by theme

@@ -17,7 +17,6 @@ the load was not guarded) and the report's row of the file holds at most
 that page.
 """
 import os
-import shutil
 import subprocess
 import sys
 
@@ -27,7 +26,6 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
 SIZE = 8 << 20
-CC = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
 WRAP = r"""
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -48,20 +46,12 @@ int mincore(void *addr, size_t len, unsigned char *vec)
 
 
 def run(tmp, cg):
-    src = os.path.join(tmp, "wrap.c")
-    lib_so = os.path.join(tmp, "wrap.so")
-    with open(src, "w") as f:
-        f.write(WRAP)
-    lib.run_ok([CC.split()[0], "-shared", "-fPIC", "-O2", "-o", lib_so, src])
     path = os.path.join(tmp, "cut-short.bin")
+    env = lib.build_preload(tmp, WRAP, TRUNC_PATH=path, TRUNC_LEN=str(SIZE))
     w = lib.start_in_cgroup(lib.FILE_WRITER, cg, path, SIZE >> 20)
     try:
         lib.workload_ready(w, "the writer")
         data = os.path.join(tmp, "g.data")
-        env = dict(os.environ, LD_PRELOAD=lib_so, TRUNC_PATH=path,
-                   TRUNC_LEN=str(SIZE),
-                   ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
-                   ":verify_asan_link_order=0")
         r = subprocess.run([MEMSZ, "record", "-G", cg, "--duration", "0",
                             "--cache-paths", path, "-o", data],
                            capture_output=True, text=True, env=env)
@@ -83,7 +73,4 @@ def run(tmp, cg):
 
 
 if __name__ == "__main__":
-    if not CC:
-        lib.skip("no C compiler to build the mincore(2) wrapper")
-    lib.cgroup_test("t3335", run, tmpdir="/var/tmp")
-    sys.exit(lib.finish())
+    lib.preload_test("t3335", run, "the mincore(2) wrapper")

@@ -10,12 +10,16 @@ recording.
 import contextlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 
-from .core import MEMSZ, check, dir_removed, read_int, skip, wait_until
+from .core import (MEMSZ, check, dir_removed, finish, read_int, run_ok,
+                   skip, wait_until)
+from .proc import workload_ready
+from .record import report
 
 
 def memcg_stat(cg, key):
@@ -276,3 +280,94 @@ def cgroup_test(tag, run, tmpdir=None):
         with tempfile.TemporaryDirectory(prefix="memsz-%s-" % tag,
                                          dir=tmpdir) as tmp:
             run(tmp, cg)
+
+
+def exit_recorded(cg, data, interval, size, started, exited):
+    """Two ANON_HOLDER processes in cg, a keeper (0 bytes) and a burst
+    (size bytes), while `record -G cg --interval interval -o data` runs:
+    started(data) once it runs, then the burst is told to exit and
+    reaped, exited(data), cg's charge read, the recording stopped
+    (SIGINT) and the charge read again; every process reaped on any
+    exit. Checks that record died by the SIGINT; returns (the burst's
+    pid, the lower charge, the higher)."""
+    keeper = start_in_cgroup(ANON_HOLDER, cg, 0)
+    burst = start_in_cgroup(ANON_HOLDER, cg, size)
+    rec = None
+    try:
+        workload_ready(keeper, "the keeper")
+        workload_ready(burst, f"the burst ({size} bytes touched)")
+        rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--interval",
+                                str(interval), "-o", data],
+                               stderr=subprocess.PIPE, text=True)
+        started(data)
+        burst.stdin.write("exit\n")
+        burst.stdin.flush()
+        burst.wait()
+        exited(data)
+        use0 = memcg_usage(cg)
+        rec.send_signal(signal.SIGINT)
+        err = rec.communicate()[1]
+        use1 = memcg_usage(cg)
+    finally:
+        if rec and rec.returncode is None:
+            rec.kill()
+            rec.wait()
+        for p in (keeper, burst):
+            p.kill()
+            p.wait()
+    check(rec.returncode == -signal.SIGINT,
+          f"record dies by the SIGINT that ended it ({err.strip()})")
+    return burst.pid, min(use0, use1), max(use0, use1)
+
+
+def charge_total(rows):
+    """The sum of CHARGE over rows (report's csv rows) but the TOTAL."""
+    return sum(float(r["charge"] or 0) for r in rows
+               if r.get("pids") != "TOTAL")
+
+
+def check_exit_left_out(data, pid, low, high, slack, size):
+    """Checks that data has one EXIT record of pid (`memsz dump`: "EXIT
+    PID/PID", no parent it does not know) and that its default report
+    (--by pids) has no row of pid and a TOTAL of CHARGE within slack of
+    the charge low..high (not size over it)."""
+    dump = subprocess.run([MEMSZ, "dump", "-i", data], text=True,
+                          capture_output=True).stdout
+    exits = [ln for ln in dump.splitlines()
+             if ln.endswith(f" EXIT {pid}/{pid}")]
+    check(len(exits) == 1, f"an EXIT record of the burst, pid {pid}, "
+          f"dumped without a parent it does not know ({exits})")
+    rows = report(data, "pids", "-F", "charge")
+    gone = [r for r in rows if r["pids"].split()[0] == str(pid)]
+    check(not gone, f"the default report has no row of the burst ({gone})")
+    total = charge_total(rows)
+    check(low - slack <= total <= high + slack,
+          f"the report's CHARGE sums to {total:.0f}, CG's charge "
+          f"{low}..{high} within {slack} (the burst's {size} not in it)")
+
+
+CC = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+
+
+def build_preload(tmp, source, **env):
+    """The C source built (cc) into tmp/wrap.so; returns the environment
+    to run memsz with it preloaded (ASan told not to mind) and env."""
+    src = os.path.join(tmp, "wrap.c")
+    so = os.path.join(tmp, "wrap.so")
+    with open(src, "w") as f:
+        f.write(source)
+    run_ok([CC.split()[0], "-shared", "-fPIC", "-O2", "-o", so, src, "-ldl"])
+    return dict(os.environ, LD_PRELOAD=so,
+                ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
+                ":verify_asan_link_order=0", **env)
+
+
+def preload_test(tag, run, what):
+    """A test's main() that preloads into memsz a library built here
+    (build_preload): a skip without a C compiler (what: the library, for
+    the message), else cgroup_test(tag, run) with its directory on disk;
+    exits by finish()."""
+    if not CC:
+        skip(f"no C compiler to build {what}")
+    cgroup_test(tag, run, tmpdir="/var/tmp")
+    sys.exit(finish())

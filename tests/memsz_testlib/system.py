@@ -225,3 +225,17 @@ def fincore_bytes(path):
     except FileNotFoundError:
         return None
     return int(fc.stdout.split()[0]) if fc.returncode == 0 else None
+
+
+def uncached_file(path, size):
+    """Writes size bytes (whole MiB of random bytes) to path, on disk
+    (fsync), and drops them from the page cache (POSIX_FADV_DONTNEED); a
+    skip if fincore says some of it stays cached."""
+    with open(path, "wb") as f:
+        for _ in range(size >> 20):
+            f.write(os.urandom(1 << 20))
+        f.flush()
+        os.fsync(f.fileno())
+        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+    if fincore_bytes(path):
+        skip(f"{path} stays in the page cache after POSIX_FADV_DONTNEED")
