@@ -46,9 +46,9 @@ static const struct opt diff_opts[] = {
 		  "swap, relocs, shclean, shdirty, thp,\n"
 		  "locked, charge (default the first of\n"
 		  "--fields, else rss, or file for ELF\n"
-		  "files); or addr, name: as report; or\n"
-		  "both: the larger change of file and vm\n"
-		  "(Bloaty's -s both)"),
+		  "files); or name, or addr (recordings):\n"
+		  "as report; or both: the larger change\n"
+		  "of file and vm (Bloaty's -s both)"),
     VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
 		   "'[N others]' (table default 20; csv,\n"
 		   "tsv and json: all unless given; 0: all)"),
@@ -286,6 +286,11 @@ static int diff_defaults(struct view *v, struct diff_opts *o)
 		v->sort = v->fields[0];
 	if (v->sort == COL__COUNT)
 		v->sort = o->kind == DIFF_KIND_ELF ? COL_FILE : COL_RSS;
+	/* the positions addr orders by are report's (mappings, pids):
+	 * refused as memsz size refuses it */
+	if (o->kind == DIFF_KIND_ELF && v->order == ROWS_ORDER_POS)
+		return view_usage_error(v, "ELF files are sorted by file, vm, "
+					   "both or name, not 'addr'");
 	if (o->kind == DIFF_KIND_ELF && v->sort != COL_FILE &&
 	    v->sort != COL_VM)
 		return view_usage_error(v,

@@ -9,7 +9,9 @@ ELF file as the recording.
 
 Ground truth: the files made here (an ELF file that cc builds, a
 recording of `true`, as root): the message must name each path with
-its own kind, in both orders and in json mode, and exit 129.
+its own kind, in both orders and in json mode, and exit 129. And
+`--sort addr` (report's positions) is refused for ELF files, as `memsz
+size` refuses it (diff sorted them by name), and taken for recordings.
 """
 import json
 import os
@@ -52,6 +54,18 @@ def main():
             check(r.returncode == 129 and err == want,
                   "diff --format json: exit 129, error %r (%d, %r)"
                   % (want, r.returncode, err))
+        # --sort addr orders report's positions (mappings, pids): ELF
+        # files have none, as `memsz size --sort addr` says
+        r = subprocess.run([MEMSZ, "diff", "--sort", "addr", elf, elf],
+                           capture_output=True, text=True)
+        check(r.returncode == 129 and "not 'addr'" in r.stderr,
+              "diff --sort addr of ELF files: exit 129, refused (%d, %r)"
+              % (r.returncode, r.stderr.strip()))
+        r = subprocess.run([MEMSZ, "diff", "--sort", "addr", data, data],
+                           capture_output=True, text=True)
+        check(r.returncode == 0,
+              "diff --sort addr of recordings: exit 0 (%d, %r)"
+              % (r.returncode, r.stderr.strip()))
     sys.exit(lib.finish())
 
 
