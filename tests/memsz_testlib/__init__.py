@@ -58,7 +58,7 @@ from .system import (
     wait_served, FAN_CLOEXEC, FAN_CLASS_CONTENT, FAN_MARK_ADD,
     FAN_OPEN_PERM, FAN_ACCESS_PERM, FAN_EVENT_ON_CHILD, FAN_ALLOW,
     AT_FDCWD, FAN_EVENT, fanotify, fan_events, fan_allow, fan_serve, block_device_dir,
-    fincore_bytes, uncached_file)
+    fincore_bytes, uncached_file, roots_file)
 from . import core as _core
 
 # every name above, for `from memsz_testlib import NAME` and pyflakes
@@ -102,7 +102,7 @@ __all__ = [
     "fan_events", "fan_allow", "fan_serve", "block_device_dir",
     "fincore_bytes", "exit_recorded", "charge_total",
     "check_exit_left_out", "build_preload", "preload_test",
-    "uncached_file"]
+    "uncached_file", "roots_file"]
 
 
 def __getattr__(name):
