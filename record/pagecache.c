@@ -274,15 +274,44 @@ static int scan_range(struct scan *sc, uint64_t first, uint64_t n)
 	return ret;
 }
 
+/* What mincore(2) says of a page a GiB or more past the end of the file
+ * fd (st) that is never cached (no folio reaches that far): 1 if "not
+ * cached", the truth; 0 if "cached", the answer it gives of every page
+ * of a file it tells nothing of; -1 if it cannot be asked (the file not
+ * mapped there). The kernel's own rule (can_do_mincore()), whatever makes
+ * it (a user namespace's root without CAP_FOWNER over a file whose owner
+ * it does not map, a read-only bind mount, fsuid, LSMs). */
+static int mincore_probe(int fd, const struct stat *st, size_t ps)
+{
+	const off_t gib = (off_t)1 << 30;
+	unsigned char v = 0;
+	void *p;
+	int ret;
+
+	if (st->st_size > INT64_MAX / 2)
+		return -1;
+	p = mmap(NULL, ps, PROT_READ, MAP_SHARED, fd,
+		 (st->st_size / gib + 2) * gib);
+	if (p == MAP_FAILED)
+		return -1;
+	ret = mincore(p, ps, &v) < 0 ? -1 : !(v & 1);
+	munmap(p, ps);
+	return ret;
+}
+
 /* True if mincore(2) tells which pages of the file fd (st) are cached:
- * to a process that neither owns the file (nor has CAP_FOWNER: root, as
- * memsz has it) nor may open it for writing, the kernel says every page
- * is (can_do_mincore(), Linux 5.0+: a side channel otherwise), and
- * loading them would read the whole file in. */
-static bool mincore_tells(int fd, const struct stat *st)
+ * to a process that neither owns the file (nor has CAP_FOWNER over it)
+ * nor may open it for writing, the kernel says every page is
+ * (can_do_mincore(), Linux 5.0+: a side channel otherwise), and loading
+ * them would read the whole file in. Asked of the kernel; where it cannot
+ * be, a guess by the same rule. */
+static bool mincore_tells(int fd, const struct stat *st, size_t ps)
 {
 	char link[64];
+	int probe = mincore_probe(fd, st, ps);
 
+	if (probe >= 0)
+		return probe;
 	if (!geteuid() || st->st_uid == geteuid())
 		return true;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -304,7 +333,7 @@ int pagecache_scan(int fd, int kpagecgroup_fd, struct pagecache_file *pf)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	if (!mincore_tells(fd, &st))
+	if (!mincore_tells(fd, &st, sc.ps))
 		return -EPERM;
 	pf->dev_major = major(st.st_dev);
 	pf->dev_minor = minor(st.st_dev);

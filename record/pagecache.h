@@ -34,9 +34,10 @@ struct pagecache_file {
 /* Scan the regular file open as fd into *pf (its runs replaced): its
  * cached pages with their cgroups, read through kpagecgroup_fd (-1:
  * every cgroup 0). Returns 0, -EINVAL if fd is not a regular file, -EPERM
- * if mincore(2) would not tell (memsz is not root, neither owns the file
- * nor may write it: the kernel says every page is cached, and loading
- * them would read the file in), or -errno. */
+ * if mincore(2) would not tell (memsz neither owns the file nor may
+ * write it nor has CAP_FOWNER over it, as root of a user namespace that
+ * does not map its owner: the kernel says every page is cached, and
+ * loading them would read the file in), or -errno. */
 int pagecache_scan(int fd, int kpagecgroup_fd, struct pagecache_file *pf);
 /* Free what pf holds. NULL is fine. */
 void pagecache_release(struct pagecache_file *pf);

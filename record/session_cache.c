@@ -77,8 +77,9 @@ static void write_file(struct session *r, int fd, const char *path)
 		char *esc = str_escape(path, NULL);
 		char *msg = xasprintf(
 		    "the page cache of files memsz neither owns nor may write "
-		    "(such as '%s') is not named by file: mincore(2) says "
-		    "every page of them is cached (run as root)",
+		    "nor has CAP_FOWNER over (such as '%s') is not named by "
+		    "file: mincore(2) says every page of them is cached (run "
+		    "as root, outside any user namespace)",
 		    esc);
 
 		r->cg.blind_told = true;

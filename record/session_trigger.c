@@ -285,14 +285,15 @@ static bool exit_due(struct session *r, struct rec_target *t)
 /* Final: a target alive that still exists and is ours to read (what
  * target_check_pid() tells, from its state on); one that does not is
  * marked gone, one that exited since the last round with an EXIT record
- * (target_gone(): a scan has no other). */
+ * (target_gone(): a scan has no other), also when its pid is another
+ * process's now that memsz may not read. */
 static bool final_due(struct session *r, struct rec_target *t)
 {
 	int err = t->alive ? target_check_pid(t->pid) : -ESRCH;
 
 	if (t->alive && !err)
 		return true;
-	if (t->alive && err == -ESRCH)
+	if (t->alive && (err == -ESRCH || target_replaced(t)))
 		target_gone(r, t);
 	t->alive = false;
 	return false;

@@ -441,6 +441,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3335-record-cache-scan-truncated.py \
 	tests/t3336-report-charge-over-note.py \
 	tests/t3337-record-cache-scan-sigbus-sent.py \
+	tests/t3338-record-cache-userns-root.py \
+	tests/t3339-record-cgroup-exited-pid-reused.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 # the helpers of the Python tests: one package, a module by theme

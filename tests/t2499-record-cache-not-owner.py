@@ -37,13 +37,7 @@ sys.stdin.readline()
 
 
 def run(tmp, cg):
-    os.chmod(tmp, 0o755)
-    out = os.path.join(tmp, "out")
-    os.mkdir(out)
-    os.chmod(out, 0o777)
-    path = os.path.join(tmp, "roots.bin")
-    lib.uncached_file(path, SIZE)
-    os.chmod(path, 0o644)
+    out, path = lib.roots_file(tmp, SIZE)
     h = subprocess.Popen([*NOBODY, sys.executable, "-c", HOLDER, path],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          text=True)

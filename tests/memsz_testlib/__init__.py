@@ -52,13 +52,14 @@ from .cgroup import (
     memory_cgroup_root, cgroup_kill, memory_cgroups, cat_in_cgroup,
     start_in_cgroup, memcg_usage, memcg_stat_key, FILE_WRITER, ANON_HOLDER,
     cgroup_test, exit_recorded, charge_total, check_exit_left_out,
+    check_exit_dropped,
     build_preload, preload_test)
 from .system import (
     hugetlb_pool_lock, socket_dir, free_port, BlackHole, swap_file,
     wait_served, FAN_CLOEXEC, FAN_CLASS_CONTENT, FAN_MARK_ADD,
     FAN_OPEN_PERM, FAN_ACCESS_PERM, FAN_EVENT_ON_CHILD, FAN_ALLOW,
     AT_FDCWD, FAN_EVENT, fanotify, fan_events, fan_allow, fan_serve, block_device_dir,
-    fincore_bytes, uncached_file)
+    fincore_bytes, uncached_file, roots_file)
 from . import core as _core
 
 # every name above, for `from memsz_testlib import NAME` and pyflakes
@@ -101,8 +102,9 @@ __all__ = [
     "FAN_EVENT_ON_CHILD", "FAN_ALLOW", "AT_FDCWD", "FAN_EVENT", "fanotify",
     "fan_events", "fan_allow", "fan_serve", "block_device_dir",
     "fincore_bytes", "exit_recorded", "charge_total",
-    "check_exit_left_out", "build_preload", "preload_test",
-    "uncached_file"]
+    "check_exit_left_out", "check_exit_dropped", "build_preload",
+    "preload_test",
+    "uncached_file", "roots_file"]
 
 
 def __getattr__(name):

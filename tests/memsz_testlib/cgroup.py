@@ -215,9 +215,11 @@ def cat_in_cgroup(tag):
     check(not os.path.exists(cg), "cgroup %s removed" % cg)
 
 
-def start_in_cgroup(script, cg, *args):
-    """python3 -c script args, moved into cg before it goes on."""
-    p = subprocess.Popen([sys.executable, "-c", script, *map(str, args)],
+def start_in_cgroup(script, cg, *args, prefix=()):
+    """python3 -c script args (run by the command prefix: setpriv, say),
+    moved into cg before it goes on."""
+    p = subprocess.Popen([*prefix, sys.executable, "-c", script,
+                          *map(str, args)],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          text=True)
     with open(os.path.join(cg, "cgroup.procs"), "w") as f:
@@ -282,21 +284,22 @@ def cgroup_test(tag, run, tmpdir=None):
             run(tmp, cg)
 
 
-def exit_recorded(cg, data, interval, size, started, exited):
+def exit_recorded(cg, data, interval, size, started, exited, prefix=()):
     """Two ANON_HOLDER processes in cg, a keeper (0 bytes) and a burst
     (size bytes), while `record -G cg --interval interval -o data` runs:
     started(data) once it runs, then the burst is told to exit and
     reaped, exited(data), cg's charge read, the recording stopped
     (SIGINT) and the charge read again; every process reaped on any
-    exit. Checks that record died by the SIGINT; returns (the burst's
+    exit. All three are run by the command prefix (setpriv, say). Checks that record died by the SIGINT; returns (the burst's
     pid, the lower charge, the higher)."""
-    keeper = start_in_cgroup(ANON_HOLDER, cg, 0)
-    burst = start_in_cgroup(ANON_HOLDER, cg, size)
+    keeper = start_in_cgroup(ANON_HOLDER, cg, 0, prefix=prefix)
+    burst = start_in_cgroup(ANON_HOLDER, cg, size, prefix=prefix)
     rec = None
     try:
         workload_ready(keeper, "the keeper")
         workload_ready(burst, f"the burst ({size} bytes touched)")
-        rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--interval",
+        rec = subprocess.Popen([*prefix, MEMSZ, "record", "-G", cg,
+                                "--interval",
                                 str(interval), "-o", data],
                                stderr=subprocess.PIPE, text=True)
         started(data)
@@ -326,21 +329,26 @@ def charge_total(rows):
                if r.get("pids") != "TOTAL")
 
 
-def check_exit_left_out(data, pid, low, high, slack, size):
+def check_exit_dropped(data, pid, *extra):
     """Checks that data has one EXIT record of pid (`memsz dump`: "EXIT
     PID/PID", no parent it does not know) and that its default report
-    (--by pids) has no row of pid and a TOTAL of CHARGE within slack of
-    the charge low..high (not size over it)."""
+    (--by pids, extra options) has no row of pid; returns the rows."""
     dump = subprocess.run([MEMSZ, "dump", "-i", data], text=True,
                           capture_output=True).stdout
     exits = [ln for ln in dump.splitlines()
              if ln.endswith(f" EXIT {pid}/{pid}")]
     check(len(exits) == 1, f"an EXIT record of the burst, pid {pid}, "
           f"dumped without a parent it does not know ({exits})")
-    rows = report(data, "pids", "-F", "charge")
+    rows = report(data, "pids", *extra)
     gone = [r for r in rows if r["pids"].split()[0] == str(pid)]
     check(not gone, f"the default report has no row of the burst ({gone})")
-    total = charge_total(rows)
+    return rows
+
+
+def check_exit_left_out(data, pid, low, high, slack, size):
+    """check_exit_dropped(), and that the report's TOTAL of CHARGE is
+    within slack of the charge low..high (not size over it)."""
+    total = charge_total(check_exit_dropped(data, pid, "-F", "charge"))
     check(low - slack <= total <= high + slack,
           f"the report's CHARGE sums to {total:.0f}, CG's charge "
           f"{low}..{high} within {slack} (the burst's {size} not in it)")

@@ -239,3 +239,17 @@ def uncached_file(path, size):
         os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
     if fincore_bytes(path):
         skip(f"{path} stays in the page cache after POSIX_FADV_DONTNEED")
+
+
+def roots_file(tmp, size):
+    """In tmp (made 0755), an output directory anyone may write and a
+    file of root's, mode 0644, of size bytes dropped from the page cache
+    (uncached_file()); returns (the directory, the file)."""
+    os.chmod(tmp, 0o755)
+    out = os.path.join(tmp, "out")
+    os.mkdir(out)
+    os.chmod(out, 0o777)
+    path = os.path.join(tmp, "roots.bin")
+    uncached_file(path, size)
+    os.chmod(path, 0o644)
+    return out, path
