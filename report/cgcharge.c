@@ -58,6 +58,8 @@ struct cfile {
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
 	uint32_t label; /* its path */
+	bool shm;	/* shared memory (/dev/shm, memfd, SysV): no FILE
+			   SIZE */
 	size_t *recs;	/* indices into cgcharge.crecs, in time
 			   order */
 	size_t nrecs, cap;
@@ -236,12 +238,16 @@ static void on_file_cache(struct cgcharge *g, const struct md_file_cache *r)
 		    g->files[i].dev_minor == r->dev_minor)
 			f = &g->files[i];
 	if (!f) {
+		enum attrib_class cls;
+
 		xgrow(&g->files, &g->filecap, g->nfiles + 1, sizeof(*g->files));
 		f = &g->files[g->nfiles++];
+		attrib_anon_name(r->path, &cls);
 		*f = (struct cfile){.dev_major = r->dev_major,
 				    .dev_minor = r->dev_minor,
 				    .ino = r->ino,
-				    .label = labels_intern(g->lb, r->path)};
+				    .label = labels_intern(g->lb, r->path),
+				    .shm = cls == ACLS_SHMEM};
 	}
 	xgrow(&f->recs, &f->cap, f->nrecs + 1, sizeof(*f->recs));
 	f->recs[f->nrecs++] = g->ncrecs;
@@ -808,12 +814,9 @@ static uint64_t file_charge(struct cgcharge *g, const struct cfile *f,
 static uint64_t file_size(struct cgcharge *g, const struct cfile *f,
 			  uint32_t step, uint64_t size)
 {
-	enum attrib_class cls;
-
 	if (mapped_seen(g, f->dev_major, f->dev_minor, f->ino, step))
 		return 0;
-	attrib_anon_name(labels_str(g->lb, f->label), &cls);
-	if (cls == ACLS_SHMEM) {
+	if (f->shm) {
 		g->shm_unsized = true;
 		return 0;
 	}
