@@ -12,7 +12,8 @@ with the memory controller): the test writes a 32 MiB file and drops it
 from the page cache (POSIX_FADV_DONTNEED; fincore says none is cached,
 else a skip); a python3 process in CG reads it once with read() and
 waits on its stdin (ground truth: fincore says the whole file is cached,
-CG's memory.stat inactive_file holds at least 32 MiB). `record -G CG
+CG's memory.stat inactive_file holds at least 31 MiB: what per-CPU
+batches hold is not counted yet). `record -G CG
 --cache-paths FILE --duration 0` names the file's 32 MiB (its row), and
 CG's memory.stat active_file grows by less than 4 MiB across the
 recording (by 32 MiB before). If the file's pages were evicted meanwhile
@@ -32,6 +33,9 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
 SIZE = 32 << 20
+# memory.stat lags the LRU lists by the folios still in per-CPU batches
+# and the per-CPU counter deltas not yet flushed: a few hundred KiB
+STAT_SLACK = 1 << 20
 READER = """import sys
 sys.stdin.readline()
 with open(sys.argv[1], "rb") as f:
@@ -55,9 +59,12 @@ def run(tmp, cg):
         lib.workload_ready(r, "the reader")
         check(lib.fincore_bytes(path) == SIZE, "ground truth: fincore "
               "says the file read is cached whole")
+        # less by what is still in per-CPU LRU batches and per-CPU stat
+        # deltas not yet folded in (CI saw 96 KiB short)
         inactive = lru(cg, "inactive")
-        check(inactive >= SIZE, f"ground truth: CG's inactive_file "
-              f"{inactive} >= {SIZE} (a file read once)")
+        check(inactive >= SIZE - STAT_SLACK, f"ground truth: CG's "
+              f"inactive_file {inactive} >= {SIZE - STAT_SLACK} (a file "
+              f"read once, less {STAT_SLACK} not yet counted)")
         active0 = lru(cg, "active")
         data = os.path.join(tmp, "g.data")
         rec = subprocess.run([MEMSZ, "record", "-G", cg, "--duration", "0",
